@@ -1,0 +1,161 @@
+//! One error type for the library: every bad input names the value and the limit it breaks.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in tilekit. No public function panics on bad input; it returns
+/// one of these, with the offending value and the limit in the message.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// wgpu found no adapter at all.
+    #[error(
+        "no GPU adapter found ({backends}). On Linux without a GPU, install lavapipe (Mesa's software \
+         Vulkan): `sudo apt-get install -y mesa-vulkan-drivers`; with a GPU, install its Vulkan driver"
+    )]
+    NoAdapter {
+        /// The backends that were searched.
+        backends: String,
+    },
+    /// `TILEKIT_ADAPTER` (or `--adapter`) matched no adapter.
+    #[error("no adapter name contains {wanted:?}; available: {}", available.join(", "))]
+    AdapterNotFound {
+        /// The name fragment asked for.
+        wanted: String,
+        /// The adapters that exist, by name and backend.
+        available: Vec<String>,
+    },
+    /// The adapter refused to create a device.
+    #[error("the adapter refused a device: {0}")]
+    RequestDevice(String),
+    /// A size that must be at least 1 was 0.
+    #[error("{what} must be at least 1, got 0")]
+    ZeroSize {
+        /// Which size.
+        what: String,
+    },
+    /// Two sizes that must agree do not.
+    #[error("dimension mismatch: {what}: expected {expected}, got {got}")]
+    DimensionMismatch {
+        /// What was compared.
+        what: String,
+        /// The size implied by the other arguments.
+        expected: String,
+        /// The size given.
+        got: String,
+    },
+    /// A size whose byte count overflows the address space.
+    #[error("{what} is too large: {detail}")]
+    SizeOverflow {
+        /// Which size.
+        what: String,
+        /// The arithmetic that overflowed.
+        detail: String,
+    },
+    /// A buffer larger than an adapter limit.
+    #[error("{what} needs {bytes} bytes, over the adapter's {limit_name} of {limit} bytes")]
+    BufferTooLarge {
+        /// Which buffer.
+        what: String,
+        /// Bytes it needs.
+        bytes: u64,
+        /// The limit's wgpu name.
+        limit_name: &'static str,
+        /// The limit's value.
+        limit: u64,
+    },
+    /// A tile or workgroup the adapter cannot hold (checked before any pipeline is built, since
+    /// wgpu 30 does not check workgroup storage and an override-sized workgroup skips the
+    /// invocation check; FINDINGS.md pitfalls 1 and 2).
+    #[error("{what} needs {needed} for {resource}, over the adapter's {limit_name} of {limit}")]
+    TileTooLarge {
+        /// The tile or kernel.
+        what: String,
+        /// The resource that is short (workgroup bytes, invocations, a workgroup dimension).
+        resource: &'static str,
+        /// How much it needs.
+        needed: u64,
+        /// The limit's wgpu name.
+        limit_name: &'static str,
+        /// The limit's value.
+        limit: u64,
+    },
+    /// The planner found no candidate that fits.
+    #[error("no {kernel} tile fits this adapter: {reason}")]
+    NoPlan {
+        /// The kernel family.
+        kernel: String,
+        /// Why every candidate was refused.
+        reason: String,
+    },
+    /// A variant that needs an optional feature the adapter lacks.
+    #[error("{what} needs the adapter feature {feature}, which {adapter} does not have")]
+    MissingFeature {
+        /// The variant.
+        what: String,
+        /// The wgpu feature.
+        feature: &'static str,
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// A name that is not one of the choices.
+    #[error("unknown {what} {got:?}; choose one of: {}", choices.join(", "))]
+    Unknown {
+        /// What kind of name.
+        what: &'static str,
+        /// The name given.
+        got: String,
+        /// The valid names.
+        choices: Vec<String>,
+    },
+    /// wgpu reported a validation or out-of-memory error.
+    #[error("GPU error in {context}: {message}")]
+    Gpu {
+        /// What tilekit was doing.
+        context: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// A `.npy` file that cannot be used.
+    #[error("{path}: {message}")]
+    Npy {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A file that cannot be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A verification against the CPU reference failed.
+    #[error("verification failed for {what}: {detail}")]
+    Verification {
+        /// Which kernel.
+        what: String,
+        /// First mismatch.
+        detail: String,
+    },
+}
+
+/// `Result` with tilekit's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn zero(what: impl Into<String>) -> Self {
+        Error::ZeroSize { what: what.into() }
+    }
+    pub(crate) fn mismatch(
+        what: impl Into<String>,
+        expected: impl ToString,
+        got: impl ToString,
+    ) -> Self {
+        Error::DimensionMismatch {
+            what: what.into(),
+            expected: expected.to_string(),
+            got: got.to_string(),
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! # tilekit
+//!
+//! The CUDA shared-memory lessons (PMPP chapter 4, the reduction and `__shared__` articles, the
+//! CUDA Handbook's memory chapter) on portable GPU compute: WGSL compute shaders run through wgpu
+//! on Vulkan, Metal, DX12 and, headless, on lavapipe. `var<workgroup>` is shared memory; tile
+//! sizes are `override` constants chosen by a [`plan::Planner`] from the adapter's limits.
+//!
+//! ```no_run
+//! # fn main() -> tilekit::Result<()> {
+//! let gpu = tilekit::Gpu::new()?;                      // best adapter, its own limits
+//! let (m, k, n) = (300, 200, 100);
+//! let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
+//! let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
+//! let c = gpu.matmul(&a, &b, m, k, n)?;               // fastest variant that fits
+//! assert_eq!(c.len(), m * n);
+//! let s = gpu.reduce(&a, tilekit::kernels::reduce::Op::Sum)?;
+//! println!("sum = {s}, adapter = {}", gpu.summary.name);
+//! # Ok(()) }
+//! ```
+
+pub mod buffer;
+pub mod dispatch;
+pub mod error;
+pub mod gpu;
+pub mod kernels;
+pub mod launch;
+pub mod limits;
+pub mod pipeline;
+pub mod plan;
+
+pub use buffer::{DeviceBuffer, POISON};
+pub use dispatch::Dispatch;
+pub use error::{Error, Result};
+pub use gpu::{Gpu, GpuOptions};
+pub use launch::{Clock, Timing};
+pub use limits::{DeviceProfile, Limits};
+pub use plan::{Kernel, Plan, Planner};

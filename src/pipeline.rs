@@ -1,0 +1,125 @@
+//! Shaders and the pipeline cache: one `.wgsl` file serves every tile size, because tile sizes are
+//! `override` constants and the cache keys pipelines by (shader, entry point, constants).
+
+use crate::gpu::Gpu;
+use crate::Result;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A WGSL source with a name (the cache key). Most are a file under `shaders/`; a family whose
+/// element type varies (the reduction) substitutes its `alias` line, which is part of the name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shader {
+    /// Cache key, e.g. `matmul` or `reduce<i32>`.
+    pub name: Cow<'static, str>,
+    /// WGSL source.
+    pub source: Cow<'static, str>,
+}
+
+impl Shader {
+    /// A shader from a file included with `include_str!`.
+    pub const fn file(name: &'static str, source: &'static str) -> Shader {
+        Shader { name: Cow::Borrowed(name), source: Cow::Borrowed(source) }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    shader: String,
+    entry: String,
+    // Constants by name, values as bit patterns so that the key is hashable.
+    constants: Vec<(String, u64)>,
+}
+
+/// Compiled modules and pipelines, built once per key.
+#[derive(Default)]
+pub struct PipelineCache {
+    modules: Mutex<HashMap<String, Arc<wgpu::ShaderModule>>>,
+    pipelines: Mutex<HashMap<Key, Arc<wgpu::ComputePipeline>>>,
+}
+
+impl PipelineCache {
+    /// Pipelines built so far.
+    pub fn len(&self) -> usize {
+        self.pipelines.lock().expect("pipeline cache").len()
+    }
+
+    /// Whether none has been built.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Gpu {
+    fn module(&self, shader: &Shader) -> Result<Arc<wgpu::ShaderModule>> {
+        let mut modules = self.pipelines.modules.lock().expect("module cache");
+        if let Some(m) = modules.get(shader.name.as_ref()) {
+            return Ok(m.clone());
+        }
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(&shader.name),
+            source: wgpu::ShaderSource::Wgsl(shader.source.clone()),
+        };
+        let module = self.scoped(&format!("compiling shaders/{}.wgsl", shader.name), || {
+            if self.runtime_checks {
+                self.device.create_shader_module(desc)
+            } else {
+                // SAFETY: tilekit's kernels guard every global access with their own bounds
+                // checks (tests cover the edge sizes of every family), and their loops are bounded
+                // by uniform sizes; without the checks, loops run up to 3× faster (FINDINGS.md 3).
+                unsafe {
+                    self.device
+                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                }
+            }
+        })?;
+        let module = Arc::new(module);
+        modules.insert(shader.name.to_string(), module.clone());
+        Ok(module)
+    }
+
+    /// The compute pipeline for `entry` of `shader` with these override constants, built on first
+    /// use and cached. The caller must have checked the plan against the limits (the planner
+    /// does): wgpu 30 does not (FINDINGS.md pitfalls 1, 2).
+    pub fn pipeline(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        constants: &[(String, f64)],
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
+        let mut sorted: Vec<(String, u64)> =
+            constants.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect();
+        sorted.sort();
+        let key = Key { shader: shader.name.to_string(), entry: entry.to_string(), constants: sorted };
+        if let Some(p) = self.pipelines.pipelines.lock().expect("pipeline cache").get(&key) {
+            return Ok(p.clone());
+        }
+        let module = self.module(shader)?;
+        let consts: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let label = format!("{}::{entry}", shader.name);
+        let pipeline = self.scoped(&format!("building pipeline {label} {constants:?}"), || {
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &consts,
+                    // Every tilekit kernel writes its workgroup arrays before reading them
+                    // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
+                    zero_initialize_workgroup_memory: self.runtime_checks,
+                },
+                cache: None,
+            })
+        })?;
+        let pipeline = Arc::new(pipeline);
+        self.pipelines.pipelines.lock().expect("pipeline cache").insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Pipelines built so far (for tests of the cache).
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.len()
+    }
+}

@@ -1,0 +1,35 @@
+//! Shared by the integration tests: one `Gpu` per test binary (opening lavapipe is slow), seeded
+//! random inputs and the error bounds of DESIGN.md "Measuring".
+#![allow(dead_code)]
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::sync::OnceLock;
+use tilekit::Gpu;
+
+/// The test GPU. A test that needs an adapter fails when none is found; it never skips.
+pub fn gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => panic!("these tests need a GPU adapter (lavapipe counts): {e}"),
+    })
+}
+
+/// Uniform f32 in [-1, 1) from a fixed seed.
+pub fn random_f32(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+/// Uniform integers in `lo..hi` from a fixed seed.
+pub fn random_i32(len: usize, seed: u64, lo: i32, hi: i32) -> Vec<i32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..len).map(|_| rng.random_range(lo..hi)).collect()
+}
+
+/// Uniform u32 from a fixed seed.
+pub fn random_u32(len: usize, seed: u64) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..len).map(|_| rng.random()).collect()
+}

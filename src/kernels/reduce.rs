@@ -1,0 +1,323 @@
+//! Tree reduction (the reduction lesson, `shared/seeds/001_*.txt`): global, workgroup, unroll4,
+//! dynamic, grid-stride and subgroup variants of sum, min and max over f32, i32 and u32.
+//! Shader: `shaders/reduce.wgsl`. Tests: `tests/reduce.rs`. Example: `examples/05_reduction.rs`.
+//!
+//! Accuracy: an f32 sum is accumulated per invocation with Kahan compensation and then combined
+//! pairwise by the trees, so its error is at most (⌈log₂ n⌉ + 2)·2⁻²⁴·Σ|xᵢ| (the pairwise-summation
+//! bound, tested in `tests/reduce.rs`). Integer sums wrap modulo 2³², as WGSL's i32/u32 arithmetic.
+//! min and max propagate NaN (as NumPy's do); a sum with a NaN is NaN.
+
+use crate::buffer::DeviceBuffer;
+use crate::dispatch::Dispatch;
+use crate::launch::{Step, Timing};
+use crate::pipeline::Shader;
+use crate::plan::{Kernel, Plan};
+use crate::{Error, Gpu, Result};
+use serde::Serialize;
+use std::borrow::Cow;
+
+const SOURCE: &str = include_str!("../../shaders/reduce.wgsl");
+const ALIAS: &str = "alias Elem = f32;";
+
+/// The shader source for element type `ty` (`f32`, `i32`, `u32`).
+pub fn specialise(source: &str, ty: &str) -> String {
+    assert!(source.contains(ALIAS), "reduce.wgsl must declare `{ALIAS}`");
+    source.replace(ALIAS, &format!("alias Elem = {ty};"))
+}
+
+/// An element type the reduction supports.
+pub trait Element: bytemuck::Pod + PartialEq + std::fmt::Debug + std::fmt::Display + Send + Sync {
+    /// Its WGSL name.
+    const WGSL: &'static str;
+    /// The identity of `op` as bits.
+    fn identity_bits(op: Op) -> u32;
+}
+
+impl Element for f32 {
+    const WGSL: &'static str = "f32";
+    fn identity_bits(op: Op) -> u32 {
+        match op {
+            Op::Sum => 0f32.to_bits(),
+            Op::Min => f32::INFINITY.to_bits(),
+            Op::Max => f32::NEG_INFINITY.to_bits(),
+        }
+    }
+}
+
+impl Element for i32 {
+    const WGSL: &'static str = "i32";
+    fn identity_bits(op: Op) -> u32 {
+        match op {
+            Op::Sum => 0,
+            Op::Min => i32::MAX as u32,
+            Op::Max => i32::MIN as u32,
+        }
+    }
+}
+
+impl Element for u32 {
+    const WGSL: &'static str = "u32";
+    fn identity_bits(op: Op) -> u32 {
+        match op {
+            Op::Sum => 0,
+            Op::Min => u32::MAX,
+            Op::Max => 0,
+        }
+    }
+}
+
+/// The reduction operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    /// Sum (wrapping for integers).
+    Sum,
+    /// Minimum (NaN propagates).
+    Min,
+    /// Maximum (NaN propagates).
+    Max,
+}
+
+impl Op {
+    /// All operators.
+    pub const ALL: [Op; 3] = [Op::Sum, Op::Min, Op::Max];
+    fn code(self) -> u32 {
+        self as u32
+    }
+    /// Name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::Min => "min",
+            Op::Max => "max",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Result<Op> {
+        Op::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| Error::Unknown {
+            what: "reduce op",
+            got: s.into(),
+            choices: Op::ALL.iter().map(|o| o.name().to_string()).collect(),
+        })
+    }
+}
+
+/// The progression of the lesson, each step kept runnable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// reduceGmem: the tree in global memory, storage barriers between steps.
+    Global,
+    /// reduceSmem: a fixed 256-element workgroup array.
+    Workgroup,
+    /// reduceUnroll4Smem: four loads added per invocation before the tree.
+    Unroll4,
+    /// The workgroup array sized by an override constant from the planner.
+    Dynamic,
+    /// Unroll 4 with a grid-stride loop over a fixed number of workgroups (resident ones).
+    GridStride,
+    /// Grid-stride, then subgroup operations instead of the last tree steps.
+    Subgroup,
+}
+
+impl Variant {
+    /// All variants, in the lesson's order.
+    pub const ALL: [Variant; 6] = [
+        Variant::Global,
+        Variant::Workgroup,
+        Variant::Unroll4,
+        Variant::Dynamic,
+        Variant::GridStride,
+        Variant::Subgroup,
+    ];
+    /// Name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Global => "global",
+            Variant::Workgroup => "workgroup",
+            Variant::Unroll4 => "unroll4",
+            Variant::Dynamic => "dynamic",
+            Variant::GridStride => "grid-stride",
+            Variant::Subgroup => "subgroup",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
+            what: "reduce variant",
+            got: s.into(),
+            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+        })
+    }
+    fn entry(self) -> &'static str {
+        match self {
+            Variant::Global => "global_tree",
+            Variant::Workgroup => "workgroup_tree",
+            Variant::Unroll4 | Variant::Dynamic | Variant::GridStride => "dynamic_tree",
+            Variant::Subgroup => "subgroup_tree",
+        }
+    }
+}
+
+/// What one reduction did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReduceRun {
+    /// The kernel.
+    pub variant: Variant,
+    /// The operator.
+    pub op: Op,
+    /// Values reduced.
+    pub n: u64,
+    /// Launches (passes) until one value was left.
+    pub launches: usize,
+    /// Bytes read plus bytes written over all launches.
+    pub bytes: u64,
+    /// Workgroup size.
+    pub workgroup: u32,
+    /// The planner's analysis of the workgroup size.
+    pub plan: Plan,
+    /// GPU time of all launches.
+    pub timing: Timing,
+}
+
+impl ReduceRun {
+    /// Effective bandwidth, (bytes read + bytes written) / time, in GB/s.
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / self.timing.seconds / 1e9
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    groups: u32,
+    pad: [u32; 2],
+}
+
+impl Gpu {
+    /// The variant [`Gpu::reduce`] uses: subgroups where the adapter has them, else grid-stride.
+    pub fn default_reduce_variant(&self) -> Variant {
+        if self.has(wgpu::Features::SUBGROUP) && !self.is_cpu() {
+            Variant::Subgroup
+        } else {
+            Variant::GridStride
+        }
+    }
+
+    /// Reduce a device buffer to one value.
+    pub fn reduce_on_device<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+        variant: Variant,
+    ) -> Result<(T, ReduceRun)> {
+        if variant == Variant::Subgroup {
+            self.require(wgpu::Features::SUBGROUP, "SUBGROUP", "the subgroup reduction")?;
+        }
+        let n = input.len();
+        let n32 = u32::try_from(n).map_err(|_| Error::SizeOverflow {
+            what: "reduce input".into(),
+            detail: format!("{n} elements"),
+        })?;
+        let plan = self.planner().plan(Kernel::Reduce { n: n as u64 })?;
+        let wg = match variant {
+            Variant::Workgroup => 256,
+            _ => plan.constant("WG"),
+        };
+        if variant == Variant::Workgroup {
+            let usage = crate::plan::KernelUse { invocations: 256, workgroup_bytes: 1024, registers: 16 };
+            self.planner().check("reduce workgroup 256", [256, 1, 1], usage)?;
+        }
+        let unroll = match variant {
+            Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
+            _ => 1,
+        };
+        // Grid-stride variants launch what the device holds at once (workgroups resident per
+        // multiprocessor × multiprocessors), at least one.
+        let resident = plan.choice().residency.workgroups.max(1) as u64
+            * self.profile.multiprocessors.unwrap_or(16) as u64;
+        let shader = Shader {
+            name: Cow::Owned(format!("reduce<{}>", T::WGSL)),
+            source: Cow::Owned(specialise(SOURCE, T::WGSL)),
+        };
+        let constants = vec![
+            ("OP".to_string(), op.code() as f64),
+            ("IDENTITY_BITS".to_string(), T::identity_bits(op) as f64),
+            ("KAHAN".to_string(), (op == Op::Sum && T::WGSL == "f32") as u32 as f64),
+            ("IS_FLOAT".to_string(), (T::WGSL == "f32") as u32 as f64),
+            ("WG".to_string(), wg as f64),
+            ("UNROLL".to_string(), unroll as f64),
+        ];
+        let pipeline = self.pipeline(&shader, variant.entry(), &constants)?;
+
+        // The global variant works in place: copy the input to a scratch buffer first.
+        let scratch = if variant == Variant::Global {
+            let s = self.alloc::<T>("reduce scratch", n)?;
+            self.copy_buffer(input.raw(), s.raw(), input.bytes())?;
+            Some(s)
+        } else {
+            None
+        };
+        let mut buffers: Vec<DeviceBuffer<T>> = Vec::new();
+        let mut steps = Vec::new();
+        let mut len = n32;
+        let mut bytes = 0u64;
+        let size = std::mem::size_of::<T>() as u64;
+        loop {
+            let per_group = wg as u64 * unroll as u64;
+            let needed = (len as u64).div_ceil(per_group);
+            let groups = match variant {
+                Variant::GridStride | Variant::Subgroup => needed.min(resident),
+                _ => needed,
+            } as u32;
+            let out = self.alloc::<T>("reduce partials", groups as usize)?;
+            let dispatch = Dispatch::linear(groups, self.limits.workgroups_per_dimension)
+                .ok_or_else(|| Error::SizeOverflow {
+                    what: "reduce launch".into(),
+                    detail: format!("{groups} workgroups"),
+                })?;
+            let params = self.uniform(&Params { n: len, groups, pad: [0; 2] });
+            let src = buffers.last().unwrap_or(input);
+            let step = if variant == Variant::Global {
+                let sc = buffers.last().or(scratch.as_ref()).expect("scratch");
+                Step::new(self, &pipeline, &[(1, out.raw()), (2, &params), (3, sc.raw())], dispatch)?
+            } else {
+                Step::new(self, &pipeline, &[(0, src.raw()), (1, out.raw()), (2, &params)], dispatch)?
+            };
+            steps.push(step);
+            bytes += len as u64 * size + groups as u64 * size;
+            buffers.push(out);
+            len = groups;
+            if groups == 1 {
+                break;
+            }
+        }
+        let timing = self.execute(&steps)?;
+        let result = self.read(buffers.last().expect("one launch at least"))?[0];
+        Ok((
+            result,
+            ReduceRun {
+                variant,
+                op,
+                n: n as u64,
+                launches: steps.len(),
+                bytes,
+                workgroup: wg,
+                plan,
+                timing,
+            },
+        ))
+    }
+
+    /// Reduce a host slice with a chosen variant.
+    pub fn reduce_with<T: Element>(&self, data: &[T], op: Op, variant: Variant) -> Result<(T, ReduceRun)> {
+        let input = self.upload("reduce input", data)?;
+        self.reduce_on_device(&input, op, variant)
+    }
+
+    /// Reduce a host slice with the fastest variant this adapter supports.
+    pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
+        Ok(self.reduce_with(data, op, self.default_reduce_variant())?.0)
+    }
+}

@@ -1,0 +1,99 @@
+//! Reductions on a real adapter against CPU references: every variant, operator and type, sizes
+//! around the workgroup size and across several passes; integers exact, f32 sums within the
+//! pairwise bound, NaN propagation.
+
+mod common;
+use common::{gpu, random_f32, random_i32, random_u32};
+use tilekit::kernels::reduce::{Element, Op, Variant};
+
+const SIZES: [usize; 7] = [1, 2, 255, 256, 257, 65_537, 1_000_003];
+
+fn variants() -> Vec<Variant> {
+    let g = gpu();
+    Variant::ALL
+        .into_iter()
+        .filter(|v| *v != Variant::Subgroup || g.has(wgpu::Features::SUBGROUP))
+        .collect()
+}
+
+fn run<T: Element>(data: &[T], op: Op, v: Variant) -> T {
+    gpu().reduce_with(data, op, v).unwrap_or_else(|e| panic!("{v:?} {op:?} n={}: {e}", data.len())).0
+}
+
+/// (⌈log₂ n⌉ + 2)·2⁻²⁴·Σ|xᵢ|: the pairwise-summation bound the f32 sum is held to.
+fn sum_bound(x: &[f32]) -> f64 {
+    let n = x.len() as f64;
+    (n.log2().ceil() + 2.0) * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>()
+}
+
+#[test]
+fn f32_sum_min_max_within_bounds() {
+    for v in variants() {
+        for (i, &n) in SIZES.iter().enumerate() {
+            let x = random_f32(n, 1000 + i as u64);
+            let exact: f64 = x.iter().map(|&v| v as f64).sum();
+            let got = run(&x, Op::Sum, v) as f64;
+            assert!((got - exact).abs() <= sum_bound(&x), "{v:?} n={n}: {got} vs {exact}");
+            let min = x.iter().cloned().fold(f32::INFINITY, f32::min);
+            let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!(run(&x, Op::Min, v), min, "{v:?} min n={n}");
+            assert_eq!(run(&x, Op::Max, v), max, "{v:?} max n={n}");
+        }
+    }
+}
+
+#[test]
+fn integers_are_exact_and_sums_wrap() {
+    for v in variants() {
+        for (i, &n) in SIZES.iter().enumerate() {
+            let x = random_i32(n, 2000 + i as u64, -1_000_000, 1_000_000);
+            let sum = x.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+            assert_eq!(run(&x, Op::Sum, v), sum, "{v:?} i32 sum n={n}");
+            assert_eq!(run(&x, Op::Min, v), *x.iter().min().unwrap(), "{v:?} i32 min n={n}");
+            assert_eq!(run(&x, Op::Max, v), *x.iter().max().unwrap(), "{v:?} i32 max n={n}");
+            // Full-range u32 values: the sum wraps modulo 2^32 for every n > 1.
+            let u = random_u32(n, 3000 + i as u64);
+            let sum = u.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            assert_eq!(run(&u, Op::Sum, v), sum, "{v:?} u32 sum n={n}");
+            assert_eq!(run(&u, Op::Min, v), *u.iter().min().unwrap(), "{v:?} u32 min n={n}");
+            assert_eq!(run(&u, Op::Max, v), *u.iter().max().unwrap(), "{v:?} u32 max n={n}");
+        }
+    }
+}
+
+#[test]
+fn nan_propagates() {
+    for v in variants() {
+        for &(n, at) in &[(1usize, 0usize), (300, 299), (70_000, 12_345)] {
+            let mut x = random_f32(n, 7);
+            x[at] = f32::NAN;
+            for op in Op::ALL {
+                assert!(run(&x, op, v).is_nan(), "{v:?} {op:?} n={n}: NaN at {at} lost");
+            }
+        }
+    }
+}
+
+#[test]
+fn large_inputs_take_several_passes() {
+    let g = gpu();
+    let x = random_i32(1_000_003, 5, -100, 100);
+    let (s, run) = g.reduce_with(&x, Op::Sum, Variant::Workgroup).unwrap();
+    assert_eq!(s, x.iter().sum::<i32>());
+    // 1,000,003 → 3,907 → 16 → 1 with 256-wide workgroups.
+    assert_eq!(run.launches, 3);
+    assert!(run.bytes > 4_000_000 && run.gbps() > 0.0);
+    let (s, run) = g.reduce_with(&x, Op::Sum, Variant::GridStride).unwrap();
+    assert_eq!(s, x.iter().sum::<i32>());
+    assert!(run.launches <= 3, "grid-stride uses few launches: {}", run.launches);
+}
+
+#[test]
+fn the_default_variant_is_supported_and_correct() {
+    let g = gpu();
+    let x = random_f32(12_345, 11);
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let got = g.reduce(&x, Op::Sum).unwrap() as f64;
+    assert!((got - exact).abs() <= sum_bound(&x));
+    assert!(g.reduce::<f32>(&[], Op::Sum).is_err());
+}

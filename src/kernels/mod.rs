@@ -1,7 +1,21 @@
-//! One module per kernel family; each pairs with `shaders/<family>.wgsl` and `tests/<family>.rs`.
+//! One module per kernel family; each pairs with `shaders/<family>.wgsl`, `tests/<family>.rs`
+//! and an example. Adding a family means adding those files and a `pub mod` line here.
 
+use crate::dispatch::Dispatch;
+use crate::launch::{Step, Timing};
+use crate::pipeline::Shader;
+use crate::plan::Plan;
+use crate::{Error, Gpu, Result};
+use serde::Serialize;
+
+pub mod blur;
+pub mod carve;
+pub mod histogram;
 pub mod matmul;
 pub mod reduce;
+pub mod reverse;
+pub mod transpose;
+pub mod wide;
 
 /// The element-type specialisations of a shader file that has an `alias Elem = ...;` line (the
 /// reduction): `(type, source)` for each type it is built for. Other files have none.
@@ -13,4 +27,87 @@ pub fn specialisations(file: &str, source: &str) -> Vec<(&'static str, String)> 
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// A 32-bit element: the kernels that only move words (reverse, copy) take any of these.
+pub trait Word: bytemuck::Pod + Send + Sync + std::fmt::Debug + PartialEq {}
+impl Word for f32 {}
+impl Word for i32 {}
+impl Word for u32 {}
+
+/// The figures of one run of a memory-bound family (reverse, transpose, histogram, wide, blur).
+#[derive(Clone, Debug, Serialize)]
+pub struct Run {
+    /// Family.
+    pub kernel: &'static str,
+    /// Variant.
+    pub variant: String,
+    /// Elements processed.
+    pub elements: u64,
+    /// Bytes read plus bytes written (each input read once).
+    pub bytes: u64,
+    /// The tile or workgroup size used.
+    pub tile: String,
+    /// The planner's analysis, where the family has a tile to choose.
+    pub plan: Option<Plan>,
+    /// The measured time.
+    pub timing: Timing,
+}
+
+impl Run {
+    /// Effective bandwidth, (bytes read + written) / time, GB/s.
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / self.timing.seconds / 1e9
+    }
+}
+
+impl Gpu {
+    /// Launch `count` workgroups of `entry` (folded into 2-D) with `buffers` bound, and time it.
+    pub(crate) fn launch(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        constants: &[(String, f64)],
+        buffers: &[(u32, &wgpu::Buffer)],
+        count: u64,
+    ) -> Result<Timing> {
+        let count32 = u32::try_from(count).map_err(|_| Error::SizeOverflow {
+            what: format!("{} launch", shader.name),
+            detail: format!("{count} workgroups"),
+        })?;
+        let dispatch = Dispatch::linear(count32, self.limits.workgroups_per_dimension).ok_or_else(
+            || Error::SizeOverflow {
+                what: format!("{} launch", shader.name),
+                detail: format!(
+                    "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
+                    self.limits.workgroups_per_dimension
+                ),
+            },
+        )?;
+        let pipeline = self.pipeline(shader, entry, constants)?;
+        let step = Step::new(self, &pipeline, buffers, dispatch)?;
+        self.execute(&[step])
+    }
+
+    /// Workgroups for a grid-stride kernel of `wg` invocations: what the device holds at once
+    /// (the planner's residency × multiprocessors), never more than the work needs.
+    pub(crate) fn grid_stride_groups(&self, wg: u32, elements: u64) -> u32 {
+        let usage = crate::plan::KernelUse { invocations: wg, workgroup_bytes: 1024, registers: 16 };
+        let per_mp = crate::plan::residency(&self.profile, usage).workgroups.max(1) as u64;
+        let resident = per_mp * self.profile.multiprocessors.unwrap_or(16) as u64 * 2;
+        elements.div_ceil(wg as u64).clamp(1, resident) as u32
+    }
+
+    /// The params uniform most families share: (n, groups, 0, 0).
+    pub(crate) fn params2(&self, a: u32, b: u32) -> wgpu::Buffer {
+        self.uniform(&[a, b, 0u32, 0u32])
+    }
+}
+
+/// `u32` from a length, or a typed error naming it.
+pub(crate) fn len_u32(what: &str, n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::SizeOverflow {
+        what: what.to_string(),
+        detail: format!("{n} elements do not fit 32-bit indices"),
+    })
 }

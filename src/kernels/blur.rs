@@ -1,0 +1,130 @@
+//! Box blur (PMPP fig 4.1): naive, and tiled with the halo staged in workgroup memory.
+//! Shader: `shaders/blur.wgsl`. Tests: `tests/blur.rs`. Example: `examples/09_blur.rs`.
+
+use super::{len_u32, Run};
+use crate::pipeline::Shader;
+use crate::plan::Kernel;
+use crate::{Error, Gpu, Result};
+use serde::Serialize;
+
+const SHADER: Shader = Shader::file("blur", include_str!("../../shaders/blur.wgsl"));
+
+/// Blur kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Every window pixel from global memory (fig 4.1).
+    Naive,
+    /// Tile plus halo staged in workgroup memory.
+    Tiled,
+}
+
+impl Variant {
+    /// Both.
+    pub const ALL: [Variant; 2] = [Variant::Naive, Variant::Tiled];
+    /// Name (also the entry point).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Naive => "naive",
+            Variant::Tiled => "tiled",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
+            what: "blur variant",
+            got: s.into(),
+            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+        })
+    }
+}
+
+/// A blur run with the lesson's compute-to-global-memory-access ratio.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlurRun {
+    /// Time, bytes, plan.
+    #[serde(flatten)]
+    pub run: Run,
+    /// Pixels loaded from global memory, as the kernel is written.
+    pub global_loads: u64,
+    /// Additions per global load (1.0 for naive, as fig 4.1).
+    pub ratio: f64,
+}
+
+/// The number of valid window pixels around each pixel, summed over the image.
+fn window_adds(width: u64, height: u64, r: u64) -> u64 {
+    let span = |len: u64, i: u64| (i + r).min(len - 1) - i.saturating_sub(r) + 1;
+    let xs: u64 = (0..width).map(|x| span(width, x)).sum();
+    let ys: u64 = (0..height).map(|y| span(height, y)).sum();
+    xs * ys
+}
+
+impl Gpu {
+    /// Blur a width×height grayscale image with a (2·radius+1)² box.
+    pub fn blur(&self, image: &[f32], width: usize, height: usize, radius: u32, variant: Variant) -> Result<(Vec<f32>, BlurRun)> {
+        if width == 0 || height == 0 {
+            return Err(Error::zero("image dimension"));
+        }
+        let pixels = width.checked_mul(height).ok_or_else(|| Error::SizeOverflow {
+            what: "image".into(),
+            detail: format!("{width}×{height}"),
+        })?;
+        if image.len() != pixels {
+            return Err(Error::mismatch(format!("image length for {width}×{height}"), pixels, image.len()));
+        }
+        if radius > 64 {
+            return Err(Error::SizeOverflow { what: "BLUR_SIZE".into(), detail: format!("{radius} (at most 64)") });
+        }
+        let (w, h) = (len_u32("width", width)?, len_u32("height", height)?);
+        let plan = self.planner().plan(Kernel::Blur { width: w, height: h, radius })?;
+        let t = plan.constant("TILE");
+        let input = self.upload("image", image)?;
+        let output = self.alloc::<f32>("blurred", pixels)?;
+        let tiles_x = w.div_ceil(t);
+        let tiles = tiles_x as u64 * h.div_ceil(t) as u64;
+        let params = self.uniform(&[w, h, tiles_x, 0u32]);
+        let timing = self.launch(
+            &SHADER,
+            variant.name(),
+            &plan.constants(),
+            &[(0, input.raw()), (1, output.raw()), (2, &params)],
+            tiles,
+        )?;
+        let adds = window_adds(width as u64, height as u64, radius as u64);
+        let global_loads = match variant {
+            Variant::Naive => adds,
+            // Every workgroup stages its whole (TILE+2r)² square (pixels outside load nothing,
+            // but the lesson counts the staging as written).
+            Variant::Tiled => tiles * ((t + 2 * radius) as u64).pow(2),
+        };
+        let run = Run {
+            kernel: "blur",
+            variant: variant.name().into(),
+            elements: pixels as u64,
+            bytes: 2 * input.bytes(),
+            tile: plan.choice().label.clone(),
+            plan: Some(plan),
+            timing,
+        };
+        Ok((self.read(&output)?, BlurRun { run, global_loads, ratio: adds as f64 / global_loads as f64 }))
+    }
+}
+
+/// CPU reference in f64.
+pub fn reference(image: &[f32], width: usize, height: usize, radius: u32) -> Vec<f64> {
+    let r = radius as i64;
+    let mut out = vec![0.0; width * height];
+    for y in 0..height as i64 {
+        for x in 0..width as i64 {
+            let (mut s, mut c) = (0.0f64, 0.0f64);
+            for yy in (y - r).max(0)..=(y + r).min(height as i64 - 1) {
+                for xx in (x - r).max(0)..=(x + r).min(width as i64 - 1) {
+                    s += image[(yy as usize) * width + xx as usize] as f64;
+                    c += 1.0;
+                }
+            }
+            out[y as usize * width + x as usize] = s / c;
+        }
+    }
+    out
+}

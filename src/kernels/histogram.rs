@@ -1,0 +1,97 @@
+//! A 256-bin histogram with workgroup atomics against global atomics (CUDA Handbook 8.1,
+//! `shared/seeds/004_*.txt`). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
+//! Example: `examples/07_workgroup_atomics.rs`.
+
+use super::{len_u32, Run};
+use crate::pipeline::Shader;
+use crate::{Error, Gpu, Result};
+
+const SHADER: Shader = Shader::file("histogram", include_str!("../../shaders/histogram.wgsl"));
+const WG: u32 = 256;
+
+/// Where the counting happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Count in `array<atomic<u32>, 256>` workgroup memory, merge once per bin per workgroup.
+    Workgroup,
+    /// Every value's atomicAdd goes to the 256 global counters.
+    Global,
+}
+
+impl Variant {
+    /// Both.
+    pub const ALL: [Variant; 2] = [Variant::Workgroup, Variant::Global];
+    /// Name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Workgroup => "workgroup",
+            Variant::Global => "global",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
+            what: "histogram variant",
+            got: s.into(),
+            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+        })
+    }
+    fn entry(self) -> &'static str {
+        match self {
+            Variant::Workgroup => "workgroup_atomics",
+            Variant::Global => "global_atomics",
+        }
+    }
+}
+
+impl Gpu {
+    fn histogram_words(&self, words: &[u32], n: usize, packed: bool, variant: Variant) -> Result<([u32; 256], Run)> {
+        let n32 = len_u32("histogram input", n)?;
+        if n == 0 {
+            return Err(Error::zero("histogram input"));
+        }
+        let usage = crate::plan::KernelUse { invocations: WG, workgroup_bytes: 1024, registers: 12 };
+        self.planner().check("histogram workgroup", [WG, 1, 1], usage)?;
+        let input = self.upload("histogram input", words)?;
+        // The bins accumulate, so they start at zero (not poisoned).
+        let bins = self.upload("histogram bins", &[0u32; 256])?;
+        let groups = self.grid_stride_groups(WG, n as u64);
+        let params = self.params2(n32, groups);
+        let timing = self.launch(
+            &SHADER,
+            variant.entry(),
+            &[("WG".into(), WG as f64), ("PACKED".into(), packed as u32 as f64)],
+            &[(0, input.raw()), (1, bins.raw()), (2, &params)],
+            groups as u64,
+        )?;
+        let counts: [u32; 256] = self.read(&bins)?.try_into().expect("256 bins");
+        let run = Run {
+            kernel: "histogram",
+            variant: variant.name().into(),
+            elements: n as u64,
+            bytes: input.bytes() + 1024,
+            tile: format!("WG={WG}, {groups} workgroups"),
+            plan: None,
+            timing,
+        };
+        Ok((counts, run))
+    }
+
+    /// Histogram of bytes: bin = the byte's value.
+    pub fn histogram_u8(&self, data: &[u8], variant: Variant) -> Result<([u32; 256], Run)> {
+        let words: Vec<u32> = data
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(b)
+            })
+            .collect();
+        self.histogram_words(&words, data.len(), true, variant)
+    }
+
+    /// Histogram of u32 values binned by their low byte (`v & 0xff`).
+    pub fn histogram_u32(&self, data: &[u32], variant: Variant) -> Result<([u32; 256], Run)> {
+        self.histogram_words(data, data.len(), false, variant)
+    }
+}

@@ -1,0 +1,94 @@
+//! Matrix transpose: naive, tiled through workgroup memory, and tiled with padded rows to avoid
+//! bank conflicts (CUDA Handbook 8.1, `shared/seeds/004_*.txt`).
+//! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
+
+use super::{len_u32, Run};
+use crate::pipeline::Shader;
+use crate::plan::Kernel;
+use crate::{Error, Gpu, Result};
+
+const SHADER: Shader = Shader::file("transpose", include_str!("../../shaders/transpose.wgsl"));
+
+/// Transpose kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Coalesced reads, strided writes.
+    Naive,
+    /// Through a TILE×TILE workgroup tile: both sides coalesced, the tile read down columns.
+    Tiled,
+    /// The same with (TILE+1)-word rows: a column touches every bank once.
+    Padded,
+}
+
+impl Variant {
+    /// All variants.
+    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::Padded];
+    /// Name (also the entry point).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Naive => "naive",
+            Variant::Tiled => "tiled",
+            Variant::Padded => "padded",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
+            what: "transpose variant",
+            got: s.into(),
+            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+        })
+    }
+}
+
+impl Gpu {
+    /// Transpose a rows×cols row-major matrix into cols×rows.
+    pub fn transpose(
+        &self,
+        data: &[f32],
+        rows: usize,
+        cols: usize,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(Vec<f32>, Run)> {
+        if rows == 0 || cols == 0 {
+            return Err(Error::zero("transpose dimension"));
+        }
+        let elems = rows.checked_mul(cols).ok_or_else(|| Error::SizeOverflow {
+            what: "transpose".into(),
+            detail: format!("{rows}×{cols}"),
+        })?;
+        if data.len() != elems {
+            return Err(Error::mismatch(format!("matrix length for {rows}×{cols}"), elems, data.len()));
+        }
+        let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
+        let input = self.upload("transpose input", data)?;
+        let output = self.alloc::<f32>("transpose output", elems)?;
+        let kernel = Kernel::Transpose { m, n };
+        let plan = match tile {
+            Some(t) => self.planner().plan_forced(kernel, t)?,
+            None => self.planner().plan(kernel)?,
+        };
+        let t = plan.constant("TILE");
+        let tiles_x = n.div_ceil(t);
+        let params = self.uniform(&[m, n, tiles_x, 0u32]);
+        let timing = self.launch(
+            &SHADER,
+            variant.name(),
+            &plan.constants(),
+            &[(0, input.raw()), (1, output.raw()), (2, &params)],
+            tiles_x as u64 * m.div_ceil(t) as u64,
+        )?;
+        let out = self.read(&output)?;
+        let run = Run {
+            kernel: "transpose",
+            variant: variant.name().into(),
+            elements: elems as u64,
+            bytes: 2 * input.bytes(),
+            tile: plan.choice().label.clone(),
+            plan: Some(plan),
+            timing,
+        };
+        Ok((out, run))
+    }
+}

@@ -1,0 +1,34 @@
+//! Blur on a real adapter against the f64 reference; the ratio of the lesson.
+
+mod common;
+use common::{gpu, random_f32};
+use tilekit::kernels::blur::{reference, Variant};
+
+#[test]
+fn naive_and_tiled_match_the_reference() {
+    let g = gpu();
+    for &(w, h) in &[(1usize, 1usize), (1, 40), (40, 1), (37, 23), (100, 65)] {
+        let img = random_f32(w * h, (w * 100 + h) as u64);
+        for r in [0u32, 1, 2, 4] {
+            let exact = reference(&img, w, h, r);
+            for v in Variant::ALL {
+                let (out, _) = g.blur(&img, w, h, r, v).unwrap();
+                for (i, (&got, &e)) in out.iter().zip(&exact).enumerate() {
+                    let window = ((2 * r + 1) * (2 * r + 1)) as f64;
+                    assert!((got as f64 - e).abs() <= 1e-6 * window, "{v:?} {w}x{h} r={r} pixel {i}: {got} vs {e}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ratio_is_one_for_naive_and_higher_tiled() {
+    let g = gpu();
+    let img = random_f32(64 * 64, 3);
+    let (_, naive) = g.blur(&img, 64, 64, 1, Variant::Naive).unwrap();
+    let (_, tiled) = g.blur(&img, 64, 64, 1, Variant::Tiled).unwrap();
+    assert_eq!(naive.ratio, 1.0);
+    assert!(tiled.ratio > 5.0, "{}", tiled.ratio);
+    assert!(g.blur(&img, 64, 63, 1, Variant::Naive).is_err());
+}

@@ -1,0 +1,41 @@
+//! Reverse on a real adapter: the article's 64-element case, dynamic sizes, any n.
+
+mod common;
+use common::{gpu, random_f32, random_i32};
+use tilekit::Error;
+
+#[test]
+fn the_articles_static_case() {
+    let input: Vec<i32> = (0..64).collect();
+    let (out, _) = gpu().reverse_static(&input).unwrap();
+    assert_eq!(out, (0..64).rev().collect::<Vec<i32>>());
+    assert!(matches!(gpu().reverse_static(&input[..63]), Err(Error::DimensionMismatch { .. })));
+}
+
+#[test]
+fn dynamic_sizes_up_to_the_invocation_limit() {
+    let g = gpu();
+    for n in [1usize, 2, 63, 64, 100, 255, 256] {
+        let x = random_i32(n, n as u64, -1000, 1000);
+        let (out, _) = g.reverse_dynamic(&x).unwrap();
+        assert_eq!(out, x.iter().rev().cloned().collect::<Vec<_>>(), "n={n}");
+    }
+    let too_many = g.limits.invocations as usize + 1;
+    match g.reverse_dynamic(&vec![0i32; too_many]) {
+        Err(Error::TileTooLarge { limit_name, .. }) => assert_eq!(limit_name, "max_compute_invocations_per_workgroup"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn block_reverse_of_any_n() {
+    let g = gpu();
+    for n in [1usize, 7, 255, 256, 257, 1000, 65_537, 1_000_003] {
+        let x = random_f32(n, 40 + n as u64);
+        let (out, run) = g.reverse(&x).unwrap();
+        let expected: Vec<f32> = x.iter().rev().cloned().collect();
+        assert!(out.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()), "n={n}");
+        assert_eq!(out.len(), n);
+        assert!(run.gbps() > 0.0);
+    }
+}

@@ -109,11 +109,15 @@ fn backend_rank(b: wgpu::Backend) -> u32 {
 
 fn instance() -> wgpu::Instance {
     // Honours WGPU_BACKEND (and wgpu's other environment variables).
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends_from_env();
+    wgpu::Instance::new(desc)
 }
 
+/// `WGPU_BACKEND` if set, else the native compute backends (Vulkan, Metal, DX12); OpenGL only
+/// when asked for, since its compute support is the narrowest.
 fn backends_from_env() -> wgpu::Backends {
-    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all())
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
 }
 
 /// Every adapter wgpu can see, best first.

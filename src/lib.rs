@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bench;
 pub mod buffer;
 pub mod dispatch;
 pub mod error;
@@ -25,8 +26,10 @@ pub mod gpu;
 pub mod kernels;
 pub mod launch;
 pub mod limits;
+pub mod npy;
 pub mod pipeline;
 pub mod plan;
+pub mod tour;
 
 pub use buffer::{DeviceBuffer, POISON};
 pub use dispatch::Dispatch;

@@ -27,7 +27,12 @@ pub struct Config {
 impl Config {
     /// Defaults for quick or full mode.
     pub fn new(quick: bool) -> Config {
-        Config { quick, repeats: if quick { 3 } else { 10 }, warmup: if quick { 1 } else { 3 }, filter: None }
+        Config {
+            quick,
+            repeats: if quick { 3 } else { 10 },
+            warmup: if quick { 1 } else { 3 },
+            filter: None,
+        }
     }
 }
 
@@ -117,7 +122,12 @@ impl Bench<'_> {
         bound: Bound,
         mut f: impl FnMut(bool) -> Result<(f64, bool, String)>,
     ) -> Result<()> {
-        if self.cfg.filter.as_ref().is_some_and(|s| !name.contains(s.as_str())) {
+        if self
+            .cfg
+            .filter
+            .as_ref()
+            .is_some_and(|s| !name.contains(s.as_str()))
+        {
             return Ok(());
         }
         (self.progress)(name);
@@ -160,24 +170,48 @@ fn rand_f32(n: usize, seed: u64) -> Vec<f32> {
 pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Result<Report> {
     let q = cfg.quick;
     let pick = |quick: usize, full: usize| if q { quick } else { full };
-    let mut b = Bench { cfg, entries: vec![], progress: Box::new(progress) };
+    let mut b = Bench {
+        cfg,
+        entries: vec![],
+        progress: Box::new(progress),
+    };
 
     // Ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
     let words = pick(1 << 22, 1 << 28).min((gpu.limits.max_binding_bytes() / 4) as usize);
     let src = gpu.upload("ceiling source", &vec![1u32; words])?;
     let dst = gpu.alloc::<u32>("ceiling destination", words)?;
-    b.measure("ceiling/copy-vec4", format!("{words}"), 8 * words as u64, words as u64, Bound::Memory, |_| {
-        let r = gpu.copy_on_device(&src, &dst, wide::Width::Vec4)?;
-        Ok((r.timing.seconds, true, r.tile))
-    })?;
+    b.measure(
+        "ceiling/copy-vec4",
+        format!("{words}"),
+        8 * words as u64,
+        words as u64,
+        Bound::Memory,
+        |_| {
+            let r = gpu.copy_on_device(&src, &dst, wide::Width::Vec4)?;
+            Ok((r.timing.seconds, true, r.tile))
+        },
+    )?;
     let (iters, groups) = (pick(256, 4096) as u32, pick(64, 132 * 64) as u32);
     let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256)?;
     let params = gpu.uniform(&[iters, groups, 0.999_999f32.to_bits(), 0]);
     let fma_ops = groups as u64 * 256 * iters as u64 * 8 * 2;
-    b.measure("ceiling/fma", format!("{groups}x256x{iters}x8"), 0, fma_ops, Bound::Compute, |_| {
-        let t = gpu.launch(&CEILING, "fma_chains", &[("WG".into(), 256.0)], &[(0, sink.raw()), (1, &params)], groups as u64)?;
-        Ok((t.seconds, true, "WG=256, 8 chains".into()))
-    })?;
+    b.measure(
+        "ceiling/fma",
+        format!("{groups}x256x{iters}x8"),
+        0,
+        fma_ops,
+        Bound::Compute,
+        |_| {
+            let t = gpu.launch(
+                &CEILING,
+                "fma_chains",
+                &[("WG".into(), 256.0)],
+                &[(0, sink.raw()), (1, &params)],
+                groups as u64,
+            )?;
+            Ok((t.seconds, true, "WG=256, 8 chains".into()))
+        },
+    )?;
     drop((src, dst));
 
     // Matmul.
@@ -187,14 +221,21 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     let dc = gpu.alloc::<f32>("C", n * n)?;
     let shape = matmul::Shape::new(n, n, n)?;
     for v in matmul::Variant::ALL {
-        b.measure(&format!("matmul/{}", v.name()), format!("{n}³"), 12 * (n * n) as u64, shape.flops(), Bound::Compute, |check| {
-            let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
-            let ok = !check || {
-                let c = gpu.read(&dc)?;
-                sampled_matmul_ok(&a, &bm, &c, n)
-            };
-            Ok((run.timing.seconds, ok, run.tile))
-        })?;
+        b.measure(
+            &format!("matmul/{}", v.name()),
+            format!("{n}³"),
+            12 * (n * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
+                let ok = !check || {
+                    let c = gpu.read(&dc)?;
+                    sampled_matmul_ok(&a, &bm, &c, n)
+                };
+                Ok((run.timing.seconds, ok, run.tile))
+            },
+        )?;
     }
     drop((da, db, dc));
 
@@ -202,52 +243,98 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     let n = pick(1 << 20, 1 << 27).min((gpu.limits.max_binding_bytes() / 4) as usize);
     let x = rand_f32(n, 3);
     let exact: f64 = x.iter().map(|&v| v as f64).sum();
-    let bound = ((n as f64).log2().ceil() + 2.0) * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>();
+    let bound = ((n as f64).log2().ceil() + 2.0)
+        * 2f64.powi(-24)
+        * x.iter().map(|v| v.abs() as f64).sum::<f64>();
     let dx = gpu.upload("reduce input", &x)?;
     for v in reduce::Variant::ALL {
         if v == reduce::Variant::Subgroup && !gpu.has(wgpu::Features::SUBGROUP) {
             continue;
         }
-        b.measure(&format!("reduce/{}", v.name()), format!("{n}"), 4 * n as u64, n as u64, Bound::Memory, |_| {
-            let (s, run) = gpu.reduce_on_device(&dx, reduce::Op::Sum, v)?;
-            Ok((run.timing.seconds, ((s as f64) - exact).abs() <= bound, format!("WG={} launches={}", run.workgroup, run.launches)))
-        })?;
+        b.measure(
+            &format!("reduce/{}", v.name()),
+            format!("{n}"),
+            4 * n as u64,
+            n as u64,
+            Bound::Memory,
+            |_| {
+                let (s, run) = gpu.reduce_on_device(&dx, reduce::Op::Sum, v)?;
+                Ok((
+                    run.timing.seconds,
+                    ((s as f64) - exact).abs() <= bound,
+                    format!("WG={} launches={}", run.workgroup, run.launches),
+                ))
+            },
+        )?;
     }
     let u: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
     let usum = u.iter().fold(0u32, |a, b| a.wrapping_add(*b));
     let du = gpu.upload("sum input", &u)?;
     for w in wide::Width::ALL {
-        b.measure(&format!("sum-u32/{}", w.name()), format!("{n}"), 4 * n as u64, n as u64, Bound::Memory, |_| {
-            let (s, run) = gpu.sum_on_device(&du, w)?;
-            Ok((run.timing.seconds, s == usum, run.tile))
-        })?;
+        b.measure(
+            &format!("sum-u32/{}", w.name()),
+            format!("{n}"),
+            4 * n as u64,
+            n as u64,
+            Bound::Memory,
+            |_| {
+                let (s, run) = gpu.sum_on_device(&du, w)?;
+                Ok((run.timing.seconds, s == usum, run.tile))
+            },
+        )?;
     }
     let dcopy = gpu.alloc::<u32>("copy", n)?;
     for w in wide::Width::ALL {
-        b.measure(&format!("copy/{}", w.name()), format!("{n}"), 8 * n as u64, n as u64, Bound::Memory, |check| {
-            let run = gpu.copy_on_device(&du, &dcopy, w)?;
-            let ok = !check || gpu.read(&dcopy)? == u;
-            Ok((run.timing.seconds, ok, run.tile))
-        })?;
+        b.measure(
+            &format!("copy/{}", w.name()),
+            format!("{n}"),
+            8 * n as u64,
+            n as u64,
+            Bound::Memory,
+            |check| {
+                let run = gpu.copy_on_device(&du, &dcopy, w)?;
+                let ok = !check || gpu.read(&dcopy)? == u;
+                Ok((run.timing.seconds, ok, run.tile))
+            },
+        )?;
     }
     drop((dx, du, dcopy));
 
     // Reverse, transpose, histogram, blur (host APIs; only the kernel is timed).
     let n = pick(1 << 20, 1 << 26);
     let r: Vec<u32> = (0..n as u32).collect();
-    b.measure("reverse/block", format!("{n}"), 8 * n as u64, n as u64, Bound::Memory, |check| {
-        let (out, run) = gpu.reverse(&r)?;
-        let ok = !check || out.iter().enumerate().all(|(i, &v)| v as usize == n - 1 - i);
-        Ok((run.timing.seconds, ok, run.tile))
-    })?;
+    b.measure(
+        "reverse/block",
+        format!("{n}"),
+        8 * n as u64,
+        n as u64,
+        Bound::Memory,
+        |check| {
+            let (out, run) = gpu.reverse(&r)?;
+            let ok = !check
+                || out
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| v as usize == n - 1 - i);
+            Ok((run.timing.seconds, ok, run.tile))
+        },
+    )?;
     let side = pick(512, 8192);
     let t = rand_f32(side * side, 4);
     for v in transpose::Variant::ALL {
-        b.measure(&format!("transpose/{}", v.name()), format!("{side}²"), 8 * (side * side) as u64, (side * side) as u64, Bound::Memory, |check| {
-            let (out, run) = gpu.transpose(&t, side, side, v, None)?;
-            let ok = !check || (0..side).all(|i| (0..side).all(|j| out[j * side + i] == t[i * side + j]));
-            Ok((run.timing.seconds, ok, run.tile))
-        })?;
+        b.measure(
+            &format!("transpose/{}", v.name()),
+            format!("{side}²"),
+            8 * (side * side) as u64,
+            (side * side) as u64,
+            Bound::Memory,
+            |check| {
+                let (out, run) = gpu.transpose(&t, side, side, v, None)?;
+                let ok = !check
+                    || (0..side).all(|i| (0..side).all(|j| out[j * side + i] == t[i * side + j]));
+                Ok((run.timing.seconds, ok, run.tile))
+            },
+        )?;
     }
     let n = pick(1 << 20, 1 << 28);
     let mut rng = StdRng::seed_from_u64(5);
@@ -255,20 +342,43 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     let mut expected = [0u32; 256];
     bytes.iter().for_each(|&v| expected[v as usize] += 1);
     for v in histogram::Variant::ALL {
-        b.measure(&format!("histogram/{}", v.name()), format!("{n} bytes"), n as u64, n as u64, Bound::Memory, |_| {
-            let (h, run) = gpu.histogram_u8(&bytes, v)?;
-            Ok((run.timing.seconds, h == expected, run.tile))
-        })?;
+        b.measure(
+            &format!("histogram/{}", v.name()),
+            format!("{n} bytes"),
+            n as u64,
+            n as u64,
+            Bound::Memory,
+            |_| {
+                let (h, run) = gpu.histogram_u8(&bytes, v)?;
+                Ok((run.timing.seconds, h == expected, run.tile))
+            },
+        )?;
     }
     let side = pick(256, 4096);
     let img = rand_f32(side * side, 6);
-    let exact = if q { blur::reference(&img, side, side, 2) } else { vec![] };
+    let exact = if q {
+        blur::reference(&img, side, side, 2)
+    } else {
+        vec![]
+    };
     for v in blur::Variant::ALL {
-        b.measure(&format!("blur-r2/{}", v.name()), format!("{side}²"), 8 * (side * side) as u64, 25 * (side * side) as u64, Bound::Memory, |check| {
-            let (out, run) = gpu.blur(&img, side, side, 2, v)?;
-            let ok = !check || exact.is_empty() || out.iter().zip(&exact).all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5);
-            Ok((run.run.timing.seconds, ok, run.run.tile))
-        })?;
+        b.measure(
+            &format!("blur-r2/{}", v.name()),
+            format!("{side}²"),
+            8 * (side * side) as u64,
+            25 * (side * side) as u64,
+            Bound::Memory,
+            |check| {
+                let (out, run) = gpu.blur(&img, side, side, 2, v)?;
+                let ok = !check
+                    || exact.is_empty()
+                    || out
+                        .iter()
+                        .zip(&exact)
+                        .all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5);
+                Ok((run.run.timing.seconds, ok, run.run.tile))
+            },
+        )?;
     }
 
     let find = |name: &str| b.entries.iter().find(|e| e.name == name);
@@ -313,9 +423,17 @@ impl Report {
         use std::fmt::Write as _;
         let mut s = format!(
             "adapter: {} | {} | timing: {}\nceilings: copy {:.1} GB/s, FMA {:.1} GFLOP/s\n",
-            self.adapter, self.driver, self.clock, self.bandwidth_ceiling_gbps, self.compute_ceiling_gflops
+            self.adapter,
+            self.driver,
+            self.clock,
+            self.bandwidth_ceiling_gbps,
+            self.compute_ceiling_gflops
         );
-        let _ = writeln!(s, "{:<22} {:<12} {:>11} {:>21} {:>10} {:>11} {:>7} {:<8} plan", "kernel", "size", "median ms", "spread ms", "GB/s", "Gop/s", "% ceil", "verified");
+        let _ = writeln!(
+            s,
+            "{:<22} {:<12} {:>11} {:>21} {:>10} {:>11} {:>7} {:<8} plan",
+            "kernel", "size", "median ms", "spread ms", "GB/s", "Gop/s", "% ceil", "verified"
+        );
         for e in &self.entries {
             let _ = writeln!(
                 s,
@@ -342,7 +460,14 @@ impl Report {
         for e in &self.entries {
             match earlier.entries.iter().find(|o| o.name == e.name) {
                 Some(o) => {
-                    let _ = writeln!(s, "{:<22} {:>10.4} ms → {:>10.4} ms  {:>6.2}x", e.name, o.median_s * 1e3, e.median_s * 1e3, o.median_s / e.median_s);
+                    let _ = writeln!(
+                        s,
+                        "{:<22} {:>10.4} ms → {:>10.4} ms  {:>6.2}x",
+                        e.name,
+                        o.median_s * 1e3,
+                        e.median_s * 1e3,
+                        o.median_s / e.median_s
+                    );
                 }
                 None => {
                     let _ = writeln!(s, "{:<22} new", e.name);
@@ -366,15 +491,26 @@ impl Report {
             .filter(|e| e.bytes > 0 && e.ops > 0 && !e.name.starts_with("ceiling"))
             .map(|e| (e.name.clone(), e.ops as f64 / e.bytes as f64, e.gops))
             .collect();
-        let (bw, fl) = (self.bandwidth_ceiling_gbps.max(1e-3), self.compute_ceiling_gflops.max(1e-3));
+        let (bw, fl) = (
+            self.bandwidth_ceiling_gbps.max(1e-3),
+            self.compute_ceiling_gflops.max(1e-3),
+        );
         let xmin = 0.01f64;
-        let xmax = pts.iter().map(|p| p.1).fold(fl / bw * 10.0, f64::max).max(1.0) * 2.0;
+        let xmax = pts
+            .iter()
+            .map(|p| p.1)
+            .fold(fl / bw * 10.0, f64::max)
+            .max(1.0)
+            * 2.0;
         let ymin = pts.iter().map(|p| p.2).fold(fl, f64::min).max(1e-3) / 2.0;
         let ymax = fl * 2.0;
         let root = SVGBackend::new(path, (1000, 700)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("tilekit roofline: {}", self.adapter), ("sans-serif", 22))
+            .caption(
+                format!("tilekit roofline: {}", self.adapter),
+                ("sans-serif", 22),
+            )
             .margin(20)
             .x_label_area_size(50)
             .y_label_area_size(70)
@@ -402,10 +538,18 @@ impl Report {
                 .draw_series(std::iter::once(Circle::new((*x, *y), 5, color.filled())))
                 .map_err(|e| err(&e))?;
             chart
-                .draw_series(std::iter::once(Text::new(name.clone(), (*x, *y), ("sans-serif", 12))))
+                .draw_series(std::iter::once(Text::new(
+                    name.clone(),
+                    (*x, *y),
+                    ("sans-serif", 12),
+                )))
                 .map_err(|e| err(&e))?;
         }
-        chart.configure_series_labels().border_style(BLACK).draw().map_err(|e| err(&e))?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
         Ok(())
     }

@@ -53,9 +53,12 @@ impl Gpu {
         if len == 0 {
             return Err(Error::zero(format!("{what} length")));
         }
-        let bytes = (len as u64).checked_mul(std::mem::size_of::<T>() as u64).ok_or_else(|| {
-            Error::SizeOverflow { what: what.to_string(), detail: format!("{len} elements") }
-        })?;
+        let bytes = (len as u64)
+            .checked_mul(std::mem::size_of::<T>() as u64)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: what.to_string(),
+                detail: format!("{len} elements"),
+            })?;
         let l = &self.limits;
         if bytes > l.storage_binding {
             return Err(Error::BufferTooLarge {
@@ -96,7 +99,11 @@ impl Gpu {
                 mapped_at_creation: false,
             })
         })?;
-        let b = DeviceBuffer { buffer, len, _t: PhantomData };
+        let b = DeviceBuffer {
+            buffer,
+            len,
+            _t: PhantomData,
+        };
         self.poison(&b)?;
         Ok(b)
     }
@@ -107,11 +114,12 @@ impl Gpu {
         let padded = Self::padded(bytes).min(self.limits.storage_binding.max(bytes));
         let buffer = self.scoped(&format!("uploading {what}"), || {
             if padded == bytes {
-                self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(what),
-                    contents: bytemuck::cast_slice(data),
-                    usage: Self::usage(),
-                })
+                self.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(what),
+                        contents: bytemuck::cast_slice(data),
+                        usage: Self::usage(),
+                    })
             } else {
                 let b = self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(what),
@@ -123,16 +131,21 @@ impl Gpu {
                 b
             }
         })?;
-        Ok(DeviceBuffer { buffer, len: data.len(), _t: PhantomData })
+        Ok(DeviceBuffer {
+            buffer,
+            len: data.len(),
+            _t: PhantomData,
+        })
     }
 
     /// A small uniform buffer holding `value` (kernel parameters).
     pub fn uniform<T: Pod>(&self, value: &T) -> wgpu::Buffer {
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("params"),
-            contents: bytemuck::bytes_of(value),
-            usage: wgpu::BufferUsages::UNIFORM,
-        })
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("params"),
+                contents: bytemuck::bytes_of(value),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
     }
 
     /// Read a buffer back to the host (map_async on a staging copy, waited on with
@@ -164,10 +177,13 @@ impl Gpu {
                 })
             }
         }
-        let view = staging.slice(..).get_mapped_range().map_err(|e| Error::Gpu {
-            context: "reading a buffer back".into(),
-            message: e.to_string(),
-        })?;
+        let view = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu {
+                context: "reading a buffer back".into(),
+                message: e.to_string(),
+            })?;
         let out = bytemuck::pod_collect_to_vec::<u8, T>(&view[..bytes as usize]);
         drop(view);
         staging.unmap();
@@ -196,9 +212,13 @@ impl Gpu {
         entry: &str,
     ) -> Result<crate::launch::Timing> {
         let count = words.div_ceil(FILL_WG);
-        let dispatch = Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(
-            || Error::SizeOverflow { what: "fill".into(), detail: format!("{count} workgroups") },
-        )?;
+        let dispatch =
+            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
+                Error::SizeOverflow {
+                    what: "fill".into(),
+                    detail: format!("{count} workgroups"),
+                }
+            })?;
         let pipeline = self.pipeline(&FILL, entry, &[("WG".into(), FILL_WG as f64)])?;
         let params = self.uniform(&[words, value, 0, 0]);
         let step = Step::new(self, &pipeline, &[(0, buffer), (1, &params)], dispatch)?;

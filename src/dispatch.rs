@@ -24,7 +24,11 @@ impl Dispatch {
     pub fn linear(count: u32, max_per_dimension: u32) -> Option<Dispatch> {
         let max = max_per_dimension.max(1);
         if count <= max {
-            return Some(Dispatch { count, x: count.max(1), y: 1 });
+            return Some(Dispatch {
+                count,
+                x: count.max(1),
+                y: 1,
+            });
         }
         let y = count.div_ceil(max);
         if y > max {
@@ -47,7 +51,14 @@ mod tests {
 
     #[test]
     fn small_launches_stay_one_dimensional() {
-        assert_eq!(Dispatch::linear(1, 65_535), Some(Dispatch { count: 1, x: 1, y: 1 }));
+        assert_eq!(
+            Dispatch::linear(1, 65_535),
+            Some(Dispatch {
+                count: 1,
+                x: 1,
+                y: 1
+            })
+        );
         assert_eq!(Dispatch::linear(65_535, 65_535).unwrap().y, 1);
     }
 

@@ -138,7 +138,9 @@ pub fn adapter_summaries() -> Vec<AdapterSummary> {
 fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
     let all = adapters();
     if all.is_empty() {
-        return Err(Error::NoAdapter { backends: format!("{:?}", backends_from_env()) });
+        return Err(Error::NoAdapter {
+            backends: format!("{:?}", backends_from_env()),
+        });
     }
     match wanted {
         None => Ok(all.into_iter().next().expect("non-empty")),
@@ -153,7 +155,10 @@ fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
                 .collect();
             all.into_iter()
                 .find(|a| a.get_info().name.to_lowercase().contains(&lw))
-                .ok_or(Error::AdapterNotFound { wanted: w.to_string(), available })
+                .ok_or(Error::AdapterNotFound {
+                    wanted: w.to_string(),
+                    available,
+                })
         }
     }
 }
@@ -177,7 +182,9 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.summary.name).finish()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.summary.name)
+            .finish()
     }
 }
 
@@ -189,7 +196,10 @@ impl Gpu {
 
     /// Open a GPU with explicit options.
     pub fn with_options(opts: GpuOptions) -> Result<Gpu> {
-        let wanted = opts.adapter.clone().or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
+        let wanted = opts
+            .adapter
+            .clone()
+            .or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
         let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty()))?;
         let summary = AdapterSummary::of(&adapter);
         let features = WANTED_FEATURES
@@ -279,7 +289,10 @@ impl Gpu {
         let v = pollster::block_on(validation.pop());
         let o = pollster::block_on(oom.pop());
         match v.or(o) {
-            Some(e) => Err(Error::Gpu { context: context.to_string(), message: e.to_string() }),
+            Some(e) => Err(Error::Gpu {
+                context: context.to_string(),
+                message: e.to_string(),
+            }),
             None => Ok(out),
         }
     }
@@ -287,8 +300,14 @@ impl Gpu {
     /// Wait until the queue is idle.
     pub(crate) fn wait(&self) -> Result<()> {
         self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })
             .map(|_| ())
-            .map_err(|e| Error::Gpu { context: "waiting for the GPU".into(), message: e.to_string() })
+            .map_err(|e| Error::Gpu {
+                context: "waiting for the GPU".into(),
+                message: e.to_string(),
+            })
     }
 }

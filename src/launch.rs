@@ -54,7 +54,10 @@ impl Step {
         let layout = pipeline.get_bind_group_layout(0);
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
-            .map(|(binding, b)| wgpu::BindGroupEntry { binding: *binding, resource: b.as_entire_binding() })
+            .map(|(binding, b)| wgpu::BindGroupEntry {
+                binding: *binding,
+                resource: b.as_entire_binding(),
+            })
             .collect();
         let bind_group = gpu.scoped("binding buffers", || {
             gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -63,7 +66,11 @@ impl Step {
                 entries: &entries,
             })
         })?;
-        Ok(Step { pipeline: pipeline.clone(), bind_group, dispatch })
+        Ok(Step {
+            pipeline: pipeline.clone(),
+            bind_group,
+            dispatch,
+        })
     }
 }
 
@@ -129,7 +136,10 @@ impl Gpu {
         self.wait()?;
         let wall = start.elapsed().as_secs_f64();
         match timestamps {
-            None => Ok(Timing { seconds: wall, clock: Clock::WallClock }),
+            None => Ok(Timing {
+                seconds: wall,
+                clock: Clock::WallClock,
+            }),
             Some((_, _, staging)) => {
                 let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
                 staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
@@ -143,10 +153,13 @@ impl Gpu {
                     });
                 }
                 let ticks: [u64; 2] = {
-                    let view = staging.slice(..).get_mapped_range().map_err(|e| Error::Gpu {
-                        context: "reading timestamps".into(),
-                        message: e.to_string(),
-                    })?;
+                    let view = staging
+                        .slice(..)
+                        .get_mapped_range()
+                        .map_err(|e| Error::Gpu {
+                            context: "reading timestamps".into(),
+                            message: e.to_string(),
+                        })?;
                     bytemuck::pod_read_unaligned(&view[..16])
                 };
                 staging.unmap();
@@ -154,9 +167,15 @@ impl Gpu {
                 let seconds = ticks[1].wrapping_sub(ticks[0]) as f64 * period * 1e-9;
                 // A driver that returns zeros or garbage falls back to the wall clock.
                 if seconds > 0.0 && seconds <= wall * 1.5 + 1e-3 {
-                    Ok(Timing { seconds, clock: Clock::GpuTimestamp })
+                    Ok(Timing {
+                        seconds,
+                        clock: Clock::GpuTimestamp,
+                    })
                 } else {
-                    Ok(Timing { seconds: wall, clock: Clock::WallClock })
+                    Ok(Timing {
+                        seconds: wall,
+                        clock: Clock::WallClock,
+                    })
                 }
             }
         }

@@ -289,6 +289,9 @@ mod tests {
             DeviceProfile::detect(0x10005, "llvmpipe (LLVM 15.0.6, 256 bits)", true).name,
             "cpu"
         );
-        assert_eq!(DeviceProfile::detect(0x1234, "Mystery GPU", false).name, "default");
+        assert_eq!(
+            DeviceProfile::detect(0x1234, "Mystery GPU", false).name,
+            "default"
+        );
     }
 }

@@ -9,7 +9,11 @@ use tilekit::npy::{self, Data};
 use tilekit::{Error, Gpu, GpuOptions, Kernel, Limits, Planner};
 
 #[derive(Parser)]
-#[command(name = "tilekit", version, about = "CUDA's shared-memory lessons on any GPU: tiled kernels in WGSL, tile sizes planned from the adapter's limits")]
+#[command(
+    name = "tilekit",
+    version,
+    about = "CUDA's shared-memory lessons on any GPU: tiled kernels in WGSL, tile sizes planned from the adapter's limits"
+)]
 struct Cli {
     /// Part of the adapter's name (also TILEKIT_ADAPTER); WGPU_BACKEND picks the backend.
     #[arg(long, global = true)]
@@ -199,11 +203,19 @@ impl From<Error> for Fail {
 type Out = Result<(), Fail>;
 
 fn usage(msg: impl Into<String>) -> Fail {
-    Fail::Input(Error::Unknown { what: "arguments", got: msg.into(), choices: vec![] })
+    Fail::Input(Error::Unknown {
+        what: "arguments",
+        got: msg.into(),
+        choices: vec![],
+    })
 }
 
 fn open(cli: &Cli) -> Result<Gpu, Error> {
-    Gpu::with_options(GpuOptions { adapter: cli.adapter.clone(), runtime_checks: cli.checked, profile: cli.profile.clone() })
+    Gpu::with_options(GpuOptions {
+        adapter: cli.adapter.clone(),
+        runtime_checks: cli.checked,
+        profile: cli.profile.clone(),
+    })
 }
 
 fn random(n: usize, seed: u64) -> Vec<f32> {
@@ -218,14 +230,20 @@ fn f32_of(arr: &npy::Array, path: &std::path::Path) -> Result<Vec<f32>, Error> {
     }
     match &arr.data {
         Data::F32(v) => Ok(v.clone()),
-        other => Err(Error::Npy { path: path.display().to_string(), message: format!("expected float32 or float64, found {}", other.dtype()) }),
+        other => Err(Error::Npy {
+            path: path.display().to_string(),
+            message: format!("expected float32 or float64, found {}", other.dtype()),
+        }),
     }
 }
 
 fn matrix(path: &std::path::Path) -> Result<(Vec<f32>, usize, usize), Error> {
     let arr = npy::read(path)?;
     if arr.shape.len() != 2 {
-        return Err(Error::Npy { path: path.display().to_string(), message: format!("expected a 2-D matrix, found shape {:?}", arr.shape) });
+        return Err(Error::Npy {
+            path: path.display().to_string(),
+            message: format!("expected a 2-D matrix, found shape {:?}", arr.shape),
+        });
     }
     let (r, c) = (arr.shape[0] as usize, arr.shape[1] as usize);
     Ok((f32_of(&arr, path)?, r, c))
@@ -239,7 +257,11 @@ fn emit(json: bool, value: serde_json::Value, text: String) {
     }
 }
 
-fn save<T: npyz::AutoSerialize + Copy>(path: &Option<PathBuf>, data: &[T], shape: &[u64]) -> Result<Option<String>, Error> {
+fn save<T: npyz::AutoSerialize + Copy>(
+    path: &Option<PathBuf>,
+    data: &[T],
+    shape: &[u64],
+) -> Result<Option<String>, Error> {
     match path {
         Some(p) => {
             npy::write(p, data, shape)?;
@@ -252,14 +274,25 @@ fn save<T: npyz::AutoSerialize + Copy>(path: &Option<PathBuf>, data: &[T], shape
 fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
     let gpu = open(cli)?;
     match k {
-        RunKernel::Matmul { sizes, a, b, variant, tile, common } => {
+        RunKernel::Matmul {
+            sizes,
+            a,
+            b,
+            variant,
+            tile,
+            common,
+        } => {
             let (av, bv, m, kk, n) = match (a, b) {
                 (Some(pa), Some(pb)) => {
                     let (av, m, k1) = matrix(pa)?;
                     let (bv, k2, n) = matrix(pb)?;
                     if k1 != k2 {
                         return Err(Error::DimensionMismatch {
-                            what: format!("inner dimensions of {} and {}", pa.display(), pb.display()),
+                            what: format!(
+                                "inner dimensions of {} and {}",
+                                pa.display(),
+                                pb.display()
+                            ),
                             expected: format!("B with {k1} rows (A is {m}×{k1})"),
                             got: format!("B is {k2}×{n}"),
                         }
@@ -268,7 +301,9 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                     (av, bv, m, k1, n)
                 }
                 (None, None) => {
-                    let [m, k, n] = sizes[..] else { return Err(usage("run matmul needs M K N, or --a A.npy --b B.npy")) };
+                    let [m, k, n] = sizes[..] else {
+                        return Err(usage("run matmul needs M K N, or --a A.npy --b B.npy"));
+                    };
                     matmul::Shape::new(m, k, n)?;
                     gpu.check_buffer::<f32>("matrix A", m * k)?;
                     gpu.check_buffer::<f32>("matrix B", k * n)?;
@@ -289,7 +324,11 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 None
             };
             let out = save(&common.output, &c, &[m as u64, n as u64])?;
-            let plan = run.plan.as_ref().map(|p| p.table()).unwrap_or_else(|| "naive: fixed 16×16 workgroups, no tile\n".into());
+            let plan = run
+                .plan
+                .as_ref()
+                .map(|p| p.table())
+                .unwrap_or_else(|| "naive: fixed 16×16 workgroups, no tile\n".into());
             emit(
                 common.json,
                 json!({"kernel": "matmul", "run": run, "gflops": run.gflops(), "verified": verified, "output": out}),
@@ -301,7 +340,14 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 ),
             );
         }
-        RunKernel::Reduce { n, input, op, ty, variant, common } => {
+        RunKernel::Reduce {
+            n,
+            input,
+            op,
+            ty,
+            variant,
+            common,
+        } => {
             let op = reduce::Op::parse(op)?;
             let v = match variant {
                 Some(s) => reduce::Variant::parse(s)?,
@@ -316,7 +362,12 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 (None, Some(n)) => match ty.as_str() {
                     "f32" => Data::F32(random(*n, 3)),
                     "i32" => Data::I32(random(*n, 3).iter().map(|x| (x * 1000.0) as i32).collect()),
-                    "u32" => Data::U32(random(*n, 3).iter().map(|x| (x.abs() * 1e6) as u32).collect()),
+                    "u32" => Data::U32(
+                        random(*n, 3)
+                            .iter()
+                            .map(|x| (x.abs() * 1e6) as u32)
+                            .collect(),
+                    ),
                     other => return Err(usage(format!("--type {other}: choose f32, i32 or u32"))),
                 },
                 (None, None) => return Err(usage("run reduce needs N or --input X.npy")),
@@ -326,8 +377,14 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                     let (s, r) = gpu.reduce_with(x, op, v)?;
                     let e = match op {
                         reduce::Op::Sum => x.iter().map(|&v| v as f64).sum::<f64>(),
-                        reduce::Op::Min => x.iter().cloned().fold(f64::INFINITY, |a, b| a.min(b as f64)),
-                        reduce::Op::Max => x.iter().cloned().fold(f64::NEG_INFINITY, |a, b| a.max(b as f64)),
+                        reduce::Op::Min => x
+                            .iter()
+                            .cloned()
+                            .fold(f64::INFINITY, |a, b| a.min(b as f64)),
+                        reduce::Op::Max => x
+                            .iter()
+                            .cloned()
+                            .fold(f64::NEG_INFINITY, |a, b| a.max(b as f64)),
                     };
                     (json!(s), r, json!(e))
                 }
@@ -355,7 +412,13 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                     }
                     (json!(s), r, json!(e))
                 }
-                Data::U8(_) => return Err(Error::Npy { path: format!("{input:?}"), message: "reduce takes float32, int32 or uint32".into() }.into()),
+                Data::U8(_) => {
+                    return Err(Error::Npy {
+                        path: format!("{input:?}"),
+                        message: "reduce takes float32, int32 or uint32".into(),
+                    }
+                    .into())
+                }
             };
             emit(
                 common.json,
@@ -366,7 +429,12 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 ),
             );
         }
-        RunKernel::Transpose { sizes, input, variant, common } => {
+        RunKernel::Transpose {
+            sizes,
+            input,
+            variant,
+            common,
+        } => {
             let (x, m, n) = match (input, &sizes[..]) {
                 (Some(p), _) => matrix(p)?,
                 (None, [m, n]) => (random(m * n, 4), *m, *n),
@@ -374,15 +442,31 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
             };
             let v = transpose::Variant::parse(variant)?;
             let (out, run) = gpu.transpose(&x, m, n, v, None)?;
-            let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
+            let ok =
+                (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
             if !ok {
                 return Err(Fail::Wrong("transpose differs from the CPU".into()));
             }
             let path = save(&common.output, &out, &[n as u64, m as u64])?;
-            emit(common.json, json!({"kernel": "transpose", "run": run, "gbps": run.gbps(), "verified": true, "output": path}),
-                format!("transpose {m}×{n} {}: {:.3} ms ({}), {:.2} GB/s, verified: yes{}", run.tile, run.timing.seconds * 1e3, run.timing.clock, run.gbps(), path.map_or(String::new(), |p| format!("\nwrote {p}"))));
+            emit(
+                common.json,
+                json!({"kernel": "transpose", "run": run, "gbps": run.gbps(), "verified": true, "output": path}),
+                format!(
+                    "transpose {m}×{n} {}: {:.3} ms ({}), {:.2} GB/s, verified: yes{}",
+                    run.tile,
+                    run.timing.seconds * 1e3,
+                    run.timing.clock,
+                    run.gbps(),
+                    path.map_or(String::new(), |p| format!("\nwrote {p}"))
+                ),
+            );
         }
-        RunKernel::Reverse { n, input, variant, common } => {
+        RunKernel::Reverse {
+            n,
+            input,
+            variant,
+            common,
+        } => {
             let x: Vec<u32> = match (input, n) {
                 (Some(p), _) => match npy::read(p)?.data {
                     Data::F32(v) => v.iter().map(|f| f.to_bits()).collect(),
@@ -397,16 +481,35 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 "static" => gpu.reverse_static(&x)?,
                 "dynamic" => gpu.reverse_dynamic(&x)?,
                 "block" => gpu.reverse(&x)?,
-                other => return Err(usage(format!("--variant {other}: choose static, dynamic or block"))),
+                other => {
+                    return Err(usage(format!(
+                        "--variant {other}: choose static, dynamic or block"
+                    )))
+                }
             };
             if !out.iter().eq(x.iter().rev()) {
                 return Err(Fail::Wrong("reverse differs from the CPU".into()));
             }
             let path = save(&common.output, &out, &[out.len() as u64])?;
-            emit(common.json, json!({"kernel": "reverse", "run": run, "gbps": run.gbps(), "verified": true, "output": path}),
-                format!("reverse {} ({variant}, {}): {:.3} ms ({}), {:.2} GB/s, verified: yes", x.len(), run.tile, run.timing.seconds * 1e3, run.timing.clock, run.gbps()));
+            emit(
+                common.json,
+                json!({"kernel": "reverse", "run": run, "gbps": run.gbps(), "verified": true, "output": path}),
+                format!(
+                    "reverse {} ({variant}, {}): {:.3} ms ({}), {:.2} GB/s, verified: yes",
+                    x.len(),
+                    run.tile,
+                    run.timing.seconds * 1e3,
+                    run.timing.clock,
+                    run.gbps()
+                ),
+            );
         }
-        RunKernel::Histogram { n, input, variant, common } => {
+        RunKernel::Histogram {
+            n,
+            input,
+            variant,
+            common,
+        } => {
             let v = histogram::Variant::parse(variant)?;
             let (h, run, expected) = match (input, n) {
                 (Some(p), _) => match npy::read(p)?.data {
@@ -422,10 +525,22 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                         let (h, r) = gpu.histogram_u32(&w, v)?;
                         (h, r, e)
                     }
-                    other => return Err(Error::Npy { path: p.display().to_string(), message: format!("histogram takes uint8 or uint32, found {}", other.dtype()) }.into()),
+                    other => {
+                        return Err(Error::Npy {
+                            path: p.display().to_string(),
+                            message: format!(
+                                "histogram takes uint8 or uint32, found {}",
+                                other.dtype()
+                            ),
+                        }
+                        .into())
+                    }
                 },
                 (None, Some(n)) => {
-                    let b: Vec<u8> = random(*n, 8).iter().map(|x| (x.abs() * 255.0) as u8).collect();
+                    let b: Vec<u8> = random(*n, 8)
+                        .iter()
+                        .map(|x| (x.abs() * 255.0) as u8)
+                        .collect();
                     let mut e = [0u32; 256];
                     b.iter().for_each(|&x| e[x as usize] += 1);
                     let (h, r) = gpu.histogram_u8(&b, v)?;
@@ -437,8 +552,18 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                 return Err(Fail::Wrong("histogram differs from the CPU count".into()));
             }
             let path = save(&common.output, &h, &[256])?;
-            emit(common.json, json!({"kernel": "histogram", "bins": h.to_vec(), "run": run, "verified": true, "output": path}),
-                format!("histogram of {} values ({}): {:.3} ms ({}), {:.2} GB/s, verified: yes", run.elements, v.name(), run.timing.seconds * 1e3, run.timing.clock, run.gbps()));
+            emit(
+                common.json,
+                json!({"kernel": "histogram", "bins": h.to_vec(), "run": run, "verified": true, "output": path}),
+                format!(
+                    "histogram of {} values ({}): {:.3} ms ({}), {:.2} GB/s, verified: yes",
+                    run.elements,
+                    v.name(),
+                    run.timing.seconds * 1e3,
+                    run.timing.clock,
+                    run.gbps()
+                ),
+            );
         }
         RunKernel::Copy { n, width, common } => {
             let w = wide::Width::parse(width)?;
@@ -447,10 +572,25 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
             if out != x {
                 return Err(Fail::Wrong("copy differs".into()));
             }
-            emit(common.json, json!({"kernel": "copy", "run": run, "gbps": run.gbps(), "verified": true}),
-                format!("copy {n} words ({}): {:.3} ms ({}), {:.2} GB/s, verified: yes", w.name(), run.timing.seconds * 1e3, run.timing.clock, run.gbps()));
+            emit(
+                common.json,
+                json!({"kernel": "copy", "run": run, "gbps": run.gbps(), "verified": true}),
+                format!(
+                    "copy {n} words ({}): {:.3} ms ({}), {:.2} GB/s, verified: yes",
+                    w.name(),
+                    run.timing.seconds * 1e3,
+                    run.timing.clock,
+                    run.gbps()
+                ),
+            );
         }
-        RunKernel::Blur { sizes, input, radius, variant, common } => {
+        RunKernel::Blur {
+            sizes,
+            input,
+            radius,
+            variant,
+            common,
+        } => {
             let (img, w, h) = match (input, &sizes[..]) {
                 (Some(p), _) => {
                     let (v, rows, cols) = matrix(p)?;
@@ -462,7 +602,11 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
             let v = blur::Variant::parse(variant)?;
             let (out, run) = gpu.blur(&img, w, h, *radius, v)?;
             let exact = blur::reference(&img, w, h, *radius);
-            if !out.iter().zip(&exact).all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5 * (1.0 + e.abs())) {
+            if !out
+                .iter()
+                .zip(&exact)
+                .all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5 * (1.0 + e.abs()))
+            {
                 return Err(Fail::Wrong("blur differs from the CPU reference".into()));
             }
             let path = save(&common.output, &out, &[h as u64, w as u64])?;
@@ -475,19 +619,48 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
 
 fn plan_cmd(cli: &Cli, kernel: &str, sizes: &[u64], limits: &str, json: bool) -> Out {
     let s = |i: usize, d: u64| sizes.get(i).copied().unwrap_or(d);
-    let u = |v: u64| u32::try_from(v).map_err(|_| Error::SizeOverflow { what: "size".into(), detail: v.to_string() });
+    let u = |v: u64| {
+        u32::try_from(v).map_err(|_| Error::SizeOverflow {
+            what: "size".into(),
+            detail: v.to_string(),
+        })
+    };
     let k = match kernel {
-        "tiled-matmul" | "matmul" => Kernel::TiledMatmul { m: u(s(0, 1024))?, k: u(s(1, 1024))?, n: u(s(2, 1024))? },
-        "blocked-matmul" => Kernel::BlockedMatmul { m: u(s(0, 1024))?, k: u(s(1, 1024))?, n: u(s(2, 1024))? },
+        "tiled-matmul" | "matmul" => Kernel::TiledMatmul {
+            m: u(s(0, 1024))?,
+            k: u(s(1, 1024))?,
+            n: u(s(2, 1024))?,
+        },
+        "blocked-matmul" => Kernel::BlockedMatmul {
+            m: u(s(0, 1024))?,
+            k: u(s(1, 1024))?,
+            n: u(s(2, 1024))?,
+        },
         "reduce" => Kernel::Reduce { n: s(0, 1 << 24) },
         "reverse" => Kernel::Reverse { n: s(0, 1 << 24) },
-        "transpose" => Kernel::Transpose { m: u(s(0, 4096))?, n: u(s(1, 4096))? },
-        "blur" => Kernel::Blur { width: u(s(0, 1024))?, height: u(s(1, 1024))?, radius: u(s(2, 1))? },
+        "transpose" => Kernel::Transpose {
+            m: u(s(0, 4096))?,
+            n: u(s(1, 4096))?,
+        },
+        "blur" => Kernel::Blur {
+            width: u(s(0, 1024))?,
+            height: u(s(1, 1024))?,
+            radius: u(s(2, 1))?,
+        },
         other => {
             return Err(Error::Unknown {
                 what: "kernel",
                 got: other.into(),
-                choices: ["tiled-matmul", "blocked-matmul", "reduce", "reverse", "transpose", "blur"].map(String::from).to_vec(),
+                choices: [
+                    "tiled-matmul",
+                    "blocked-matmul",
+                    "reduce",
+                    "reverse",
+                    "transpose",
+                    "blur",
+                ]
+                .map(String::from)
+                .to_vec(),
             }
             .into())
         }
@@ -495,13 +668,21 @@ fn plan_cmd(cli: &Cli, kernel: &str, sizes: &[u64], limits: &str, json: bool) ->
     let (lim, profile, adapter) = match limits {
         "webgpu-default" => {
             let p = tilekit::DeviceProfile::named(cli.profile.as_deref().unwrap_or("default"))?;
-            (Limits::webgpu_default(), p, "WebGPU's baseline limits".to_string())
+            (
+                Limits::webgpu_default(),
+                p,
+                "WebGPU's baseline limits".to_string(),
+            )
         }
         "adapter" => {
             let g = open(cli)?;
             (g.limits.clone(), g.profile.clone(), g.summary.name.clone())
         }
-        other => return Err(usage(format!("--limits {other}: choose webgpu-default or adapter"))),
+        other => {
+            return Err(usage(format!(
+                "--limits {other}: choose webgpu-default or adapter"
+            )))
+        }
     };
     let plan = Planner::new(lim.clone(), profile.clone()).plan(k)?;
     emit(
@@ -509,7 +690,12 @@ fn plan_cmd(cli: &Cli, kernel: &str, sizes: &[u64], limits: &str, json: bool) ->
         json!({"limits_of": adapter, "limits": lim, "profile": profile, "plan": plan}),
         format!(
             "{} under {adapter}: {} B workgroup storage, {} invocations\nprofile {}: {}\n\n{}",
-            k.name(), lim.workgroup_storage, lim.invocations, profile.name, profile.source, plan.table()
+            k.name(),
+            lim.workgroup_storage,
+            lim.invocations,
+            profile.name,
+            profile.source,
+            plan.table()
         ),
     );
     Ok(())
@@ -517,18 +703,27 @@ fn plan_cmd(cli: &Cli, kernel: &str, sizes: &[u64], limits: &str, json: bool) ->
 
 fn progress(len: usize) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(len as u64);
-    pb.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("template"));
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("template"),
+    );
     pb
 }
 
 fn main() -> ExitCode {
+    // Mesa's software drivers complain on every start when this is unset; nothing else reads it.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result: Out = match &cli.command {
         Command::Info { json } => {
             let all = tilekit::gpu::adapter_summaries();
             if all.is_empty() {
-                Err(Error::NoAdapter { backends: "all".into() }.into())
+                Err(Error::NoAdapter {
+                    backends: "all".into(),
+                }
+                .into())
             } else {
                 let text = all
                     .iter()
@@ -551,9 +746,21 @@ fn main() -> ExitCode {
                 Ok(())
             }
         }
-        Command::Plan { kernel, sizes, limits, json } => plan_cmd(&cli, kernel, sizes, limits, *json),
+        Command::Plan {
+            kernel,
+            sizes,
+            limits,
+            json,
+        } => plan_cmd(&cli, kernel, sizes, limits, *json),
         Command::Run { kernel } => run_kernel(&cli, kernel),
-        Command::Bench { quick, repeats, filter, json, chart, compare } => (|| -> Out {
+        Command::Bench {
+            quick,
+            repeats,
+            filter,
+            json,
+            chart,
+            compare,
+        } => (|| -> Out {
             let gpu = open(&cli)?;
             let mut cfg = tilekit::bench::Config::new(*quick);
             if let Some(r) = repeats {
@@ -567,9 +774,13 @@ fn main() -> ExitCode {
             })?;
             pb.finish_and_clear();
             println!("{}", report.table());
-            let io = |p: &PathBuf, e: std::io::Error| Error::Io { path: p.display().to_string(), source: e };
+            let io = |p: &PathBuf, e: std::io::Error| Error::Io {
+                path: p.display().to_string(),
+                source: e,
+            };
             if let Some(p) = json {
-                std::fs::write(p, serde_json::to_string_pretty(&report).expect("json")).map_err(|e| io(p, e))?;
+                std::fs::write(p, serde_json::to_string_pretty(&report).expect("json"))
+                    .map_err(|e| io(p, e))?;
                 println!("wrote {}", p.display());
             }
             if let Some(p) = chart {
@@ -578,8 +789,11 @@ fn main() -> ExitCode {
             }
             if let Some(p) = compare {
                 let text = std::fs::read_to_string(p).map_err(|e| io(p, e))?;
-                let earlier: tilekit::bench::Report = serde_json::from_str(&text)
-                    .map_err(|e| Error::Npy { path: p.display().to_string(), message: format!("not a bench JSON file: {e}") })?;
+                let earlier: tilekit::bench::Report =
+                    serde_json::from_str(&text).map_err(|e| Error::Npy {
+                        path: p.display().to_string(),
+                        message: format!("not a bench JSON file: {e}"),
+                    })?;
                 println!("{}", report.compare(&earlier));
             }
             if report.entries.iter().any(|e| !e.verified) {
@@ -589,7 +803,11 @@ fn main() -> ExitCode {
         })(),
         Command::Tour { quick, json } => (|| -> Out {
             let gpu = open(&cli)?;
-            let size = if *quick { tilekit::tour::Size::Quick } else { tilekit::tour::Size::Full };
+            let size = if *quick {
+                tilekit::tour::Size::Quick
+            } else {
+                tilekit::tour::Size::Full
+            };
             let pb = progress(10);
             let results = tilekit::tour::run_all(&gpu, size, |name| {
                 pb.set_message(name.to_string());
@@ -606,7 +824,12 @@ fn main() -> ExitCode {
                         if !json {
                             println!("{}", rep.render());
                         }
-                        summary += &format!("  {:<22} {:<9} {}\n", name, if rep.verified { "verified" } else { "WRONG" }, rep.key);
+                        summary += &format!(
+                            "  {:<22} {:<9} {}\n",
+                            name,
+                            if rep.verified { "verified" } else { "WRONG" },
+                            rep.key
+                        );
                         reports.push(json!(rep));
                     }
                     Err(e) => {
@@ -617,11 +840,21 @@ fn main() -> ExitCode {
                 }
             }
             if *json {
-                println!("{}", serde_json::to_string_pretty(&json!({"adapter": gpu.summary.name, "lessons": reports, "ok": ok})).expect("json"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({"adapter": gpu.summary.name, "lessons": reports, "ok": ok})
+                    )
+                    .expect("json")
+                );
             } else {
                 println!("{summary}");
             }
-            if ok { Ok(()) } else { Err(Fail::Wrong("a lesson failed".into())) }
+            if ok {
+                Ok(())
+            } else {
+                Err(Fail::Wrong("a lesson failed".into()))
+            }
         })(),
     };
     match result {

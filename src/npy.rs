@@ -41,23 +41,34 @@ impl Data {
 }
 
 fn npy_err(path: &Path, message: impl Into<String>) -> Error {
-    Error::Npy { path: path.display().to_string(), message: message.into() }
+    Error::Npy {
+        path: path.display().to_string(),
+        message: message.into(),
+    }
 }
 
 /// Read a `.npy` file.
 pub fn read(path: &Path) -> Result<Array> {
-    let file = std::fs::File::open(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let file = std::fs::File::open(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
     let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
         .map_err(|e| npy_err(path, format!("not a valid .npy file: {e}")))?;
     if npy.order() != npyz::Order::C {
-        return Err(npy_err(path, "Fortran-order arrays are not supported; save it with np.ascontiguousarray"));
+        return Err(npy_err(
+            path,
+            "Fortran-order arrays are not supported; save it with np.ascontiguousarray",
+        ));
     }
     let shape = npy.shape().to_vec();
     let descr = npy.dtype().descr();
     let body = |e: std::io::Error| npy_err(path, format!("data unreadable (truncated?): {e}"));
     let mut warnings = vec![];
     // The type string is byte order, kind, size: "<f4", "|u1", ...
-    let kind = descr.trim_start_matches(['<', '>', '|', '=']);
+    let kind = descr
+        .trim_matches(['\'', '"'])
+        .trim_start_matches(['<', '>', '|', '=']);
     let data = match kind {
         "f4" => Data::F32(npy.into_vec::<f32>().map_err(body)?),
         "f8" => {
@@ -74,15 +85,27 @@ pub fn read(path: &Path) -> Result<Array> {
             ))
         }
     };
-    Ok(Array { data, shape, warnings })
+    Ok(Array {
+        data,
+        shape,
+        warnings,
+    })
 }
 
 /// Write a C-order `.npy` file.
 pub fn write<T: npyz::AutoSerialize + Copy>(path: &Path, data: &[T], shape: &[u64]) -> Result<()> {
     use npyz::WriterBuilder;
-    let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), source: e };
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
     let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd().map_err(io)?;
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()
+        .map_err(io)?;
     w.extend(data.iter().copied()).map_err(io)?;
     w.finish().map_err(io)
 }

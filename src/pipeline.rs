@@ -20,7 +20,10 @@ pub struct Shader {
 impl Shader {
     /// A shader from a file included with `include_str!`.
     pub const fn file(name: &'static str, source: &'static str) -> Shader {
-        Shader { name: Cow::Borrowed(name), source: Cow::Borrowed(source) }
+        Shader {
+            name: Cow::Borrowed(name),
+            source: Cow::Borrowed(source),
+        }
     }
 }
 
@@ -88,33 +91,50 @@ impl Gpu {
         entry: &str,
         constants: &[(String, f64)],
     ) -> Result<Arc<wgpu::ComputePipeline>> {
-        let mut sorted: Vec<(String, u64)> =
-            constants.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect();
+        let mut sorted: Vec<(String, u64)> = constants
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_bits()))
+            .collect();
         sorted.sort();
-        let key = Key { shader: shader.name.to_string(), entry: entry.to_string(), constants: sorted };
-        if let Some(p) = self.pipelines.pipelines.lock().expect("pipeline cache").get(&key) {
+        let key = Key {
+            shader: shader.name.to_string(),
+            entry: entry.to_string(),
+            constants: sorted,
+        };
+        if let Some(p) = self
+            .pipelines
+            .pipelines
+            .lock()
+            .expect("pipeline cache")
+            .get(&key)
+        {
             return Ok(p.clone());
         }
         let module = self.module(shader)?;
         let consts: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let label = format!("{}::{entry}", shader.name);
         let pipeline = self.scoped(&format!("building pipeline {label} {constants:?}"), || {
-            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &consts,
-                    // Every tilekit kernel writes its workgroup arrays before reading them
-                    // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
-                    zero_initialize_workgroup_memory: self.runtime_checks,
-                },
-                cache: None,
-            })
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &consts,
+                        // Every tilekit kernel writes its workgroup arrays before reading them
+                        // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
+                        zero_initialize_workgroup_memory: self.runtime_checks,
+                    },
+                    cache: None,
+                })
         })?;
         let pipeline = Arc::new(pipeline);
-        self.pipelines.pipelines.lock().expect("pipeline cache").insert(key, pipeline.clone());
+        self.pipelines
+            .pipelines
+            .lock()
+            .expect("pipeline cache")
+            .insert(key, pipeline.clone());
         Ok(pipeline)
     }
 

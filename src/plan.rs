@@ -88,11 +88,10 @@ pub fn residency(profile: &DeviceProfile, usage: KernelUse) -> Residency {
             (profile.registers_per_mp as u64 / (per_thread as u64 * inv as u64)) as u32
         }
     };
-    let by_memory = if usage.workgroup_bytes == 0 {
-        u32::MAX
-    } else {
-        profile.workgroup_bytes_per_mp / usage.workgroup_bytes
-    };
+    let by_memory = profile
+        .workgroup_bytes_per_mp
+        .checked_div(usage.workgroup_bytes)
+        .unwrap_or(u32::MAX);
     let by_slots = profile.workgroups_per_mp;
     let (binding, workgroups) = [
         (Resource::Threads, by_threads),
@@ -101,7 +100,13 @@ pub fn residency(profile: &DeviceProfile, usage: KernelUse) -> Residency {
         (Resource::WorkgroupSlots, by_slots),
     ]
     .into_iter()
-    .fold((Resource::Threads, u32::MAX), |best, r| if r.1 < best.1 { r } else { best });
+    .fold((Resource::Threads, u32::MAX), |best, r| {
+        if r.1 < best.1 {
+            r
+        } else {
+            best
+        }
+    });
     let resident_invocations = workgroups * inv;
     Residency {
         by_threads,
@@ -237,7 +242,11 @@ impl Plan {
 
     /// The chosen override constants as wgpu wants them.
     pub fn constants(&self) -> Vec<(String, f64)> {
-        self.choice().constants.iter().map(|(k, v)| (k.clone(), *v as f64)).collect()
+        self.choice()
+            .constants
+            .iter()
+            .map(|(k, v)| (k.clone(), *v as f64))
+            .collect()
     }
 
     /// The value of one chosen override constant.
@@ -253,7 +262,13 @@ impl Plan {
     /// The table `tilekit plan` prints.
     pub fn table(&self) -> String {
         let mut s = String::new();
-        let fmt = |v: u32| if v == u32::MAX { "-".to_string() } else { v.to_string() };
+        let fmt = |v: u32| {
+            if v == u32::MAX {
+                "-".to_string()
+            } else {
+                v.to_string()
+            }
+        };
         let _ = writeln!(
             s,
             "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>6} {:>7} {:>8}  ",
@@ -293,7 +308,12 @@ impl Plan {
             );
         }
         for c in self.candidates.iter().filter(|c| c.refused.is_some()) {
-            let _ = writeln!(s, "  {} refused: {}", c.label, c.refused.as_deref().unwrap_or(""));
+            let _ = writeln!(
+                s,
+                "  {} refused: {}",
+                c.label,
+                c.refused.as_deref().unwrap_or("")
+            );
         }
         let _ = writeln!(s, "why: {}", self.why);
         s
@@ -333,7 +353,13 @@ impl Planner {
     pub fn check(&self, what: &str, workgroup_size: [u32; 3], usage: KernelUse) -> Result<()> {
         let l = &self.limits;
         let refuse = |resource, needed: u64, limit_name, limit: u64| {
-            Err(Error::TileTooLarge { what: what.to_string(), resource, needed, limit_name, limit })
+            Err(Error::TileTooLarge {
+                what: what.to_string(),
+                resource,
+                needed,
+                limit_name,
+                limit,
+            })
         };
         if usage.workgroup_bytes > l.workgroup_storage {
             return refuse(
@@ -378,7 +404,11 @@ impl Planner {
                     constants: vec![("TILE", t)],
                     workgroup_size: [t, t, 1],
                     // Two T×T f32 tiles (fig 4.16: Mds and Nds).
-                    usage: KernelUse { invocations: t * t, workgroup_bytes: 2 * t * t * 4, registers: 18 },
+                    usage: KernelUse {
+                        invocations: t * t,
+                        workgroup_bytes: 2 * t * t * 4,
+                        registers: 18,
+                    },
                     reuse: t as f64,
                     workgroups: cdiv(m as u64, t as u64) * cdiv(n as u64, t as u64),
                 })
@@ -416,7 +446,11 @@ impl Planner {
                     label: format!("WG={wg}"),
                     constants: vec![("WG", wg)],
                     workgroup_size: [wg, 1, 1],
-                    usage: KernelUse { invocations: wg, workgroup_bytes: wg * 4, registers: 16 },
+                    usage: KernelUse {
+                        invocations: wg,
+                        workgroup_bytes: wg * 4,
+                        registers: 16,
+                    },
                     reuse: 1.0,
                     workgroups: cdiv(n, wg as u64),
                 })
@@ -441,7 +475,11 @@ impl Planner {
                     }
                 })
                 .collect(),
-            Kernel::Blur { width, height, radius } => [8u32, 16, 32]
+            Kernel::Blur {
+                width,
+                height,
+                radius,
+            } => [8u32, 16, 32]
                 .into_iter()
                 .map(|t| {
                     let side = t + 2 * radius;
@@ -469,7 +507,11 @@ impl Planner {
     /// the device has multiprocessors. Workgroup-size-only kernels (reduce, reverse) prefer the
     /// highest occupancy, then 256 invocations (the lessons' block size).
     fn score(&self, kernel: Kernel, spec: &Spec, res: &Residency) -> f64 {
-        let occupancy_factor = if self.profile.is_gpu { (res.occupancy / 0.25).min(1.0) } else { 1.0 };
+        let occupancy_factor = if self.profile.is_gpu {
+            (res.occupancy / 0.25).min(1.0)
+        } else {
+            1.0
+        };
         let fill = match self.profile.multiprocessors {
             Some(mps) if self.profile.is_gpu => (spec.workgroups as f64 / mps as f64).min(1.0),
             _ => 1.0,
@@ -477,12 +519,20 @@ impl Planner {
         match kernel {
             Kernel::Reduce { .. } | Kernel::Reverse { .. } => {
                 let inv = spec.usage.invocations as f64;
-                let occ = if self.profile.is_gpu { res.occupancy } else { 1.0 };
+                let occ = if self.profile.is_gpu {
+                    res.occupancy
+                } else {
+                    1.0
+                };
                 occ * 10.0 - (inv / 256.0).log2().abs()
             }
             _ => {
                 // Larger K slices mean fewer barriers: a tie-breaker only.
-                let bk = spec.constants.iter().find(|c| c.0 == "BK").map_or(0, |c| c.1) as f64;
+                let bk = spec
+                    .constants
+                    .iter()
+                    .find(|c| c.0 == "BK")
+                    .map_or(0, |c| c.1) as f64;
                 spec.reuse * occupancy_factor * fill + bk / 1000.0
             }
         }
@@ -508,10 +558,18 @@ impl Planner {
                 .check(&spec.label, spec.workgroup_size, spec.usage)
                 .err()
                 .map(|e| e.to_string());
-            let score = if refused.is_some() { f64::NEG_INFINITY } else { self.score(kernel, spec, &res) };
+            let score = if refused.is_some() {
+                f64::NEG_INFINITY
+            } else {
+                self.score(kernel, spec, &res)
+            };
             candidates.push(Candidate {
                 label: spec.label.clone(),
-                constants: spec.constants.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                constants: spec
+                    .constants
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), *v))
+                    .collect(),
                 workgroup_size: spec.workgroup_size,
                 usage: spec.usage,
                 refused,
@@ -525,14 +583,21 @@ impl Planner {
             Some(label) => {
                 let i = candidates
                     .iter()
-                    .position(|c| c.label.eq_ignore_ascii_case(label) || c.label.starts_with(&format!("{label},")))
+                    .position(|c| {
+                        c.label.eq_ignore_ascii_case(label)
+                            || c.label.starts_with(&format!("{label},"))
+                    })
                     .ok_or_else(|| Error::Unknown {
                         what: "tile",
                         got: label.to_string(),
                         choices: candidates.iter().map(|c| c.label.clone()).collect(),
                     })?;
                 let c = &candidates[i];
-                self.check(&format!("{} {}", kernel.name(), c.label), c.workgroup_size, c.usage)?;
+                self.check(
+                    &format!("{} {}", kernel.name(), c.label),
+                    c.workgroup_size,
+                    c.usage,
+                )?;
                 i
             }
             None => {
@@ -557,15 +622,16 @@ impl Planner {
             what: format!("{} launch", kernel.name()),
             detail: format!("{} workgroups", c.workgroups),
         })?;
-        let dispatch = Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
-            Error::SizeOverflow {
-                what: format!("{} launch", kernel.name()),
-                detail: format!(
-                    "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
-                    self.limits.workgroups_per_dimension
-                ),
-            }
-        })?;
+        let dispatch =
+            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
+                Error::SizeOverflow {
+                    what: format!("{} launch", kernel.name()),
+                    detail: format!(
+                        "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
+                        self.limits.workgroups_per_dimension
+                    ),
+                }
+            })?;
         let r = &c.residency;
         let why = if forced.is_some() {
             format!("{} was asked for and fits this adapter", c.label)
@@ -585,7 +651,14 @@ impl Planner {
                 c.label, c.reuse
             )
         };
-        Ok(Plan { kernel, profile: self.profile.name.to_string(), candidates, chosen, dispatch, why })
+        Ok(Plan {
+            kernel,
+            profile: self.profile.name.to_string(),
+            candidates,
+            chosen,
+            dispatch,
+            why,
+        })
     }
 }
 
@@ -600,13 +673,27 @@ mod tests {
     #[test]
     fn book_ten_registers_for_full_residency() {
         assert_eq!(max_registers_for_full_residency(&d()), 10);
-        let r = residency(&d(), KernelUse { invocations: 512, workgroup_bytes: 0, registers: 10 });
+        let r = residency(
+            &d(),
+            KernelUse {
+                invocations: 512,
+                workgroup_bytes: 0,
+                registers: 10,
+            },
+        );
         assert_eq!(r.resident_invocations, 1536);
     }
 
     #[test]
     fn book_eleven_registers_drop_residency_to_1024() {
-        let r = residency(&d(), KernelUse { invocations: 512, workgroup_bytes: 0, registers: 11 });
+        let r = residency(
+            &d(),
+            KernelUse {
+                invocations: 512,
+                workgroup_bytes: 0,
+                registers: 11,
+            },
+        );
         assert_eq!(r.by_registers, 2);
         assert_eq!(r.resident_invocations, 1024);
         assert_eq!(r.binding, Resource::Registers);
@@ -614,16 +701,34 @@ mod tests {
 
     #[test]
     fn book_shared_memory_per_block() {
-        let two = residency(&d(), KernelUse { invocations: 64, workgroup_bytes: 2048, registers: 0 });
+        let two = residency(
+            &d(),
+            KernelUse {
+                invocations: 64,
+                workgroup_bytes: 2048,
+                registers: 0,
+            },
+        );
         assert_eq!(two.by_memory, 8);
-        let five = residency(&d(), KernelUse { invocations: 64, workgroup_bytes: 5 * 1024, registers: 0 });
+        let five = residency(
+            &d(),
+            KernelUse {
+                invocations: 64,
+                workgroup_bytes: 5 * 1024,
+                registers: 0,
+            },
+        );
         assert_eq!(five.by_memory, 3);
         assert_eq!(five.binding, Resource::WorkgroupMemory);
     }
 
     #[test]
     fn book_16x16_tile_is_thread_bound_using_12_kib() {
-        let tile = KernelUse { invocations: 256, workgroup_bytes: 2 * 16 * 16 * 4, registers: 10 };
+        let tile = KernelUse {
+            invocations: 256,
+            workgroup_bytes: 2 * 16 * 16 * 4,
+            registers: 10,
+        };
         assert_eq!(tile.workgroup_bytes, 2048);
         let r = residency(&d(), tile);
         assert_eq!(r.by_threads, 6);
@@ -635,7 +740,11 @@ mod tests {
 
     fn tiled(limits: Limits, profile: DeviceProfile) -> u32 {
         Planner::new(limits, profile)
-            .plan(Kernel::TiledMatmul { m: 1000, k: 1000, n: 1000 })
+            .plan(Kernel::TiledMatmul {
+                m: 1000,
+                k: 1000,
+                n: 1000,
+            })
             .unwrap()
             .constant("TILE")
     }
@@ -658,41 +767,88 @@ mod tests {
     #[test]
     fn a_tile_the_adapter_cannot_hold_is_a_typed_error() {
         let p = Planner::new(Limits::webgpu_default(), d());
-        let e = p.plan_forced(Kernel::TiledMatmul { m: 64, k: 64, n: 64 }, "TILE=32").unwrap_err();
+        let e = p
+            .plan_forced(
+                Kernel::TiledMatmul {
+                    m: 64,
+                    k: 64,
+                    n: 64,
+                },
+                "TILE=32",
+            )
+            .unwrap_err();
         match &e {
-            Error::TileTooLarge { limit_name, needed, limit, .. } => {
+            Error::TileTooLarge {
+                limit_name,
+                needed,
+                limit,
+                ..
+            } => {
                 assert_eq!(*limit_name, "max_compute_invocations_per_workgroup");
                 assert_eq!((*needed, *limit), (1024, 256));
             }
             other => panic!("{other:?}"),
         }
-        assert!(e.to_string().contains("max_compute_invocations_per_workgroup"));
+        assert!(e
+            .to_string()
+            .contains("max_compute_invocations_per_workgroup"));
         let mut small = Limits::webgpu_default();
         small.workgroup_storage = 1024;
         let e = Planner::new(small, d())
-            .plan_forced(Kernel::TiledMatmul { m: 64, k: 64, n: 64 }, "TILE=16")
+            .plan_forced(
+                Kernel::TiledMatmul {
+                    m: 64,
+                    k: 64,
+                    n: 64,
+                },
+                "TILE=16",
+            )
             .unwrap_err();
-        assert!(e.to_string().contains("max_compute_workgroup_storage_size"), "{e}");
+        assert!(
+            e.to_string().contains("max_compute_workgroup_storage_size"),
+            "{e}"
+        );
     }
 
     #[test]
     fn every_family_plans_under_the_baseline() {
-        let p = Planner::new(Limits::webgpu_default(), DeviceProfile::named("default").unwrap());
+        let p = Planner::new(
+            Limits::webgpu_default(),
+            DeviceProfile::named("default").unwrap(),
+        );
         for k in [
             Kernel::TiledMatmul { m: 17, k: 33, n: 5 },
-            Kernel::BlockedMatmul { m: 4096, k: 4096, n: 4096 },
+            Kernel::BlockedMatmul {
+                m: 4096,
+                k: 4096,
+                n: 4096,
+            },
             Kernel::Reduce { n: 1_000_003 },
             Kernel::Reverse { n: 7 },
             Kernel::Transpose { m: 1, n: 1 },
-            Kernel::Blur { width: 100, height: 3, radius: 1 },
+            Kernel::Blur {
+                width: 100,
+                height: 3,
+                radius: 1,
+            },
         ] {
             let plan = p.plan(k).unwrap();
             let c = plan.choice();
-            assert!(c.usage.workgroup_bytes <= 16_384 && c.usage.invocations <= 256, "{}", plan.table());
+            assert!(
+                c.usage.workgroup_bytes <= 16_384 && c.usage.invocations <= 256,
+                "{}",
+                plan.table()
+            );
             assert!(plan.dispatch.launched() >= c.workgroups);
         }
         // Under 16 KiB the largest register-blocked tile that fits is 128x128x16.
-        let b = p.plan(Kernel::BlockedMatmul { m: 4096, k: 4096, n: 4096 }).unwrap();
+        let b = p
+            .plan(Kernel::BlockedMatmul {
+                m: 4096,
+                k: 4096,
+                n: 4096,
+            })
+            .unwrap();
         assert_eq!(b.choice().label, "128x128x16/8x8");
     }
 
@@ -702,8 +858,25 @@ mod tests {
         l.workgroup_storage = 48 * 1024;
         l.invocations = 1024;
         let p = Planner::new(l, DeviceProfile::named("hopper").unwrap());
-        let big = p.plan(Kernel::BlockedMatmul { m: 4096, k: 4096, n: 4096 }).unwrap();
-        let small = p.plan(Kernel::BlockedMatmul { m: 256, k: 256, n: 256 }).unwrap();
-        assert!(big.constant("BM") > small.constant("BM"), "{}\n{}", big.table(), small.table());
+        let big = p
+            .plan(Kernel::BlockedMatmul {
+                m: 4096,
+                k: 4096,
+                n: 4096,
+            })
+            .unwrap();
+        let small = p
+            .plan(Kernel::BlockedMatmul {
+                m: 256,
+                k: 256,
+                n: 256,
+            })
+            .unwrap();
+        assert!(
+            big.constant("BM") > small.constant("BM"),
+            "{}\n{}",
+            big.table(),
+            small.table()
+        );
     }
 }

@@ -20,6 +20,17 @@ pub enum Size {
 }
 
 impl Size {
+    /// `Quick` when the program got `--quick` or `TILEKIT_QUICK` is set (the examples use this).
+    pub fn from_args() -> Size {
+        let quick = std::env::args().any(|a| a == "--quick")
+            || std::env::var("TILEKIT_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        if quick {
+            Size::Quick
+        } else {
+            Size::Full
+        }
+    }
+
     fn pick<T>(self, quick: T, full: T) -> T {
         match self {
             Size::Quick => quick,
@@ -45,7 +56,13 @@ pub struct Report {
 
 impl Report {
     fn new(title: &str, explanation: &str) -> Report {
-        Report { title: title.into(), explanation: explanation.into(), lines: vec![], verified: true, key: String::new() }
+        Report {
+            title: title.into(),
+            explanation: explanation.into(),
+            lines: vec![],
+            verified: true,
+            key: String::new(),
+        }
     }
     fn line(&mut self, s: String) {
         self.lines.push(s);
@@ -56,7 +73,12 @@ impl Report {
         for l in &self.lines {
             let _ = writeln!(s, "  {l}");
         }
-        let _ = writeln!(s, "  verified: {}   key: {}", if self.verified { "yes" } else { "NO" }, self.key);
+        let _ = writeln!(
+            s,
+            "  verified: {}   key: {}",
+            if self.verified { "yes" } else { "NO" },
+            self.key
+        );
         s
     }
 }
@@ -82,12 +104,30 @@ pub fn device_query(gpu: &Gpu) -> Result<Report> {
     );
     let s = &gpu.summary;
     let l = &gpu.limits;
-    r.line(format!("adapter {} ({}, {}, driver {} {})", s.name, s.backend, s.device_type, s.driver, s.driver_info));
-    r.line(format!("workgroup storage {} B | invocations {} | workgroup size {:?}", l.workgroup_storage, l.invocations, l.workgroup_size));
-    r.line(format!("workgroups per dimension {} | storage binding {} B | subgroup sizes {:?}", l.workgroups_per_dimension, l.storage_binding, l.subgroup_sizes));
-    r.line(format!("features: {} | profile: {} ({})", s.features.join(", "), gpu.profile.name, gpu.profile.source));
+    r.line(format!(
+        "adapter {} ({}, {}, driver {} {})",
+        s.name, s.backend, s.device_type, s.driver, s.driver_info
+    ));
+    r.line(format!(
+        "workgroup storage {} B | invocations {} | workgroup size {:?}",
+        l.workgroup_storage, l.invocations, l.workgroup_size
+    ));
+    r.line(format!(
+        "workgroups per dimension {} | storage binding {} B | subgroup sizes {:?}",
+        l.workgroups_per_dimension, l.storage_binding, l.subgroup_sizes
+    ));
+    r.line(format!(
+        "features: {} | profile: {} ({})",
+        s.features.join(", "),
+        gpu.profile.name,
+        gpu.profile.source
+    ));
     r.verified = l.workgroup_storage >= 16_384 && l.invocations >= 256;
-    r.key = format!("{} KiB workgroup memory, {} invocations", l.workgroup_storage / 1024, l.invocations);
+    r.key = format!(
+        "{} KiB workgroup memory, {} invocations",
+        l.workgroup_storage / 1024,
+        l.invocations
+    );
     Ok(r)
 }
 
@@ -100,11 +140,19 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     let n = size.pick(96, 2048);
     let a = rand_f32(n * n, 1);
     let b = rand_f32(n * n, 2);
-    let (exact, mag) = if size == Size::Quick { matmul::reference(&a, &b, n, n, n) } else { (vec![], vec![]) };
+    let (exact, mag) = if size == Size::Quick {
+        matmul::reference(&a, &b, n, n, n)
+    } else {
+        (vec![], vec![])
+    };
     let mut naive_time = 0.0;
     for v in matmul::Variant::ALL {
         let (c, run) = gpu.matmul_with(&a, &b, (n, n, n), v, None)?;
-        let ok = if exact.is_empty() { sampled_ok(&a, &b, &c, n) } else { matmul::verify(&c, &exact, &mag, n).is_ok() };
+        let ok = if exact.is_empty() {
+            sampled_ok(&a, &b, &c, n)
+        } else {
+            matmul::verify(&c, &exact, &mag, n).is_ok()
+        };
         r.verified &= ok;
         if v == matmul::Variant::Naive {
             naive_time = run.timing.seconds;
@@ -155,28 +203,66 @@ pub fn tile_from_limits(gpu: &Gpu) -> Result<Report> {
         "03 tile size from limits (PMPP 4.7)",
         "Registers and shared memory limit how many threads a multiprocessor holds; a program reads the device's limits and sizes its tiles from them instead of compiling a constant in.",
     );
-    let k = Kernel::TiledMatmul { m: 4096, k: 4096, n: 4096 };
+    let k = Kernel::TiledMatmul {
+        m: 4096,
+        k: 4096,
+        n: 4096,
+    };
     for (name, limits, profile) in [
-        ("WebGPU baseline", Limits::webgpu_default(), gpu.profile.clone()),
+        (
+            "WebGPU baseline",
+            Limits::webgpu_default(),
+            gpu.profile.clone(),
+        ),
         ("this adapter", gpu.limits.clone(), gpu.profile.clone()),
-        ("book device D", gpu.limits.clone(), DeviceProfile::book_device_d()),
+        (
+            "book device D",
+            gpu.limits.clone(),
+            DeviceProfile::book_device_d(),
+        ),
     ] {
         let plan = Planner::new(limits, profile).plan(k)?;
-        r.line(format!("{name:<16} → {}: {}", plan.choice().label, plan.why));
+        r.line(format!(
+            "{name:<16} → {}: {}",
+            plan.choice().label,
+            plan.why
+        ));
     }
     let d = DeviceProfile::book_device_d();
     let reg = crate::plan::max_registers_for_full_residency(&d);
-    let eleven = crate::plan::residency(&d, crate::plan::KernelUse { invocations: 512, workgroup_bytes: 0, registers: 11 });
-    let tile = crate::plan::residency(&d, crate::plan::KernelUse { invocations: 256, workgroup_bytes: 2048, registers: 10 });
-    r.line(format!("book: 10 registers for full residency | computed {reg}"));
-    r.line(format!("book: 11 registers, 512-thread blocks → 1024 resident | computed {}", eleven.resident_invocations));
+    let eleven = crate::plan::residency(
+        &d,
+        crate::plan::KernelUse {
+            invocations: 512,
+            workgroup_bytes: 0,
+            registers: 11,
+        },
+    );
+    let tile = crate::plan::residency(
+        &d,
+        crate::plan::KernelUse {
+            invocations: 256,
+            workgroup_bytes: 2048,
+            registers: 10,
+        },
+    );
+    r.line(format!(
+        "book: 10 registers for full residency | computed {reg}"
+    ));
+    r.line(format!(
+        "book: 11 registers, 512-thread blocks → 1024 resident | computed {}",
+        eleven.resident_invocations
+    ));
     r.line(format!(
         "book: 16×16 tiles bind on threads at 6 blocks, 12 KiB used | computed {} on {}, {} KiB",
         tile.workgroups,
         tile.binding.name(),
         tile.workgroup_bytes_used / 1024
     ));
-    r.verified = reg == 10 && eleven.resident_invocations == 1024 && tile.workgroups == 6 && tile.workgroup_bytes_used == 12 * 1024;
+    r.verified = reg == 10
+        && eleven.resident_invocations == 1024
+        && tile.workgroups == 6
+        && tile.workgroup_bytes_used == 12 * 1024;
     let here = gpu.planner().plan(k)?;
     r.key = format!("{} on this adapter", here.choice().label);
     Ok(r)
@@ -192,15 +278,26 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
     let (out, _) = gpu.reverse_static(&input)?;
     let ok = out == (0..64).rev().collect::<Vec<_>>();
     r.verified &= ok;
-    r.line(format!("static 0..63 → {}..{} (expected 63..0)", out[0], out[63]));
+    r.line(format!(
+        "static 0..63 → {}..{} (expected 63..0)",
+        out[0], out[63]
+    ));
     let (out, _) = gpu.reverse_dynamic(&input)?;
     r.verified &= out == (0..64).rev().collect::<Vec<_>>();
     r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
     let n = size.pick(100_003, 64 << 20);
     let x: Vec<u32> = (0..n as u32).collect();
     let (out, run) = gpu.reverse(&x)?;
-    r.verified &= out.iter().enumerate().all(|(i, &v)| v as usize == n - 1 - i);
-    r.line(format!("block reverse of {n}: {:.3} ms, {:.1} GB/s ({})", run.timing.seconds * 1e3, run.gbps(), run.tile));
+    r.verified &= out
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v as usize == n - 1 - i);
+    r.line(format!(
+        "block reverse of {n}: {:.3} ms, {:.1} GB/s ({})",
+        run.timing.seconds * 1e3,
+        run.gbps(),
+        run.tile
+    ));
     r.key = format!("{:.1} GB/s", run.gbps());
     Ok(r)
 }
@@ -214,7 +311,9 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     let n = size.pick(1 << 20, 64 << 20);
     let x = rand_f32(n, 5);
     let exact: f64 = x.iter().map(|&v| v as f64).sum();
-    let bound = ((n as f64).log2().ceil() + 2.0) * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>();
+    let bound = ((n as f64).log2().ceil() + 2.0)
+        * 2f64.powi(-24)
+        * x.iter().map(|v| v.abs() as f64).sum::<f64>();
     let input = gpu.upload("reduce input", &x)?;
     let copy_dst = gpu.alloc::<f32>("copy", n)?;
     let ceiling = gpu.copy_on_device(&input, &copy_dst, wide::Width::Vec4)?;
@@ -240,7 +339,10 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
             if ok { "ok" } else { "WRONG" }
         ));
     }
-    r.line(format!("sum of {n} f32 (error bound {bound:.2e}){}", cpu_note(gpu)));
+    r.line(format!(
+        "sum of {n} f32 (error bound {bound:.2e}){}",
+        cpu_note(gpu)
+    ));
     r.key = format!("best {best:.1} GB/s");
     Ok(r)
 }
@@ -259,7 +361,13 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i] == x[i * n + j]));
         r.verified &= ok;
         times.push(run.timing.seconds);
-        r.line(format!("{:<7} {:<16} {:>9.3} ms {:>8.1} GB/s", v.name(), run.tile, run.timing.seconds * 1e3, run.gbps()));
+        r.line(format!(
+            "{:<7} {:<16} {:>9.3} ms {:>8.1} GB/s",
+            v.name(),
+            run.tile,
+            run.timing.seconds * 1e3,
+            run.gbps()
+        ));
     }
     r.key = format!("padding: {:.2}x the unpadded tile", times[1] / times[2]);
     r.line(format!("{m}×{n}{}", cpu_note(gpu)));
@@ -275,7 +383,15 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
     let n = size.pick(1 << 20, 256 << 20);
     let mut rng = StdRng::seed_from_u64(7);
     // Skewed bytes: half of them fall in one bin, the worst case for atomics.
-    let data: Vec<u8> = (0..n).map(|_| if rng.random::<bool>() { 42 } else { rng.random() }).collect();
+    let data: Vec<u8> = (0..n)
+        .map(|_| {
+            if rng.random::<bool>() {
+                42
+            } else {
+                rng.random()
+            }
+        })
+        .collect();
     let mut expected = [0u32; 256];
     data.iter().for_each(|&b| expected[b as usize] += 1);
     let mut t = vec![];
@@ -283,7 +399,12 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         let (h, run) = gpu.histogram_u8(&data, v)?;
         r.verified &= h == expected;
         t.push(run.timing.seconds);
-        r.line(format!("{:<9} {:>9.3} ms {:>8.1} GB/s", v.name(), run.timing.seconds * 1e3, run.gbps()));
+        r.line(format!(
+            "{:<9} {:>9.3} ms {:>8.1} GB/s",
+            v.name(),
+            run.timing.seconds * 1e3,
+            run.gbps()
+        ));
     }
     r.key = format!("workgroup atomics {:.1}x faster", t[1] / t[0]);
     Ok(r)
@@ -296,7 +417,9 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         "One 128-bit load moves four words with one instruction: fewer instructions per byte.",
     );
     let n = size.pick(1 << 20, 64 << 20);
-    let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let x: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
     let sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
     let mut g = vec![];
     for w in wide::Width::ALL {
@@ -304,7 +427,12 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         let (s, srun) = gpu.sum_words(&x, w)?;
         r.verified &= copy == x && s == sum;
         g.push(run.gbps());
-        r.line(format!("{:<6} copy {:>8.1} GB/s | sum {:>8.1} GB/s", w.name(), run.gbps(), srun.gbps()));
+        r.line(format!(
+            "{:<6} copy {:>8.1} GB/s | sum {:>8.1} GB/s",
+            w.name(),
+            run.gbps(),
+            srun.gbps()
+        ));
     }
     r.key = format!("vec4 copy {:.2}x scalar", g[1] / g[0]);
     Ok(r)
@@ -321,11 +449,24 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let exact = blur::reference(&img, w, h, 2);
     for v in blur::Variant::ALL {
         let (out, run) = gpu.blur(&img, w, h, 2, v)?;
-        r.verified &= out.iter().zip(&exact).all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5);
-        r.line(format!("{:<6} ratio {:>5.2} adds/load | {:>9.3} ms {:>8.1} GB/s ({})", v.name(), run.ratio, run.run.timing.seconds * 1e3, run.run.gbps(), run.run.tile));
+        r.verified &= out
+            .iter()
+            .zip(&exact)
+            .all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5);
+        r.line(format!(
+            "{:<6} ratio {:>5.2} adds/load | {:>9.3} ms {:>8.1} GB/s ({})",
+            v.name(),
+            run.ratio,
+            run.run.timing.seconds * 1e3,
+            run.run.gbps(),
+            run.run.tile
+        ));
         r.key = format!("tiled ratio {:.1}", run.ratio);
     }
-    r.line(format!("{w}×{h}, BLUR_SIZE 2 (5×5 window){}", cpu_note(gpu)));
+    r.line(format!(
+        "{w}×{h}, BLUR_SIZE 2 (5×5 window){}",
+        cpu_note(gpu)
+    ));
     Ok(r)
 }
 
@@ -335,7 +476,7 @@ pub fn carved_arrays(gpu: &Gpu) -> Result<Report> {
         "10 carved workgroup arrays (Harris)",
         "One override-sized workgroup allocation split into an i32, an f32 (bitcast) and a byte part, as integerData/floatData/charData carved from one extern array.",
     );
-    let n = 64;
+    let n = 64usize;
     let ints: Vec<i32> = (0..n as i32).map(|i| i * -3).collect();
     let floats: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 7) as u8).collect();
@@ -343,13 +484,20 @@ pub fn carved_arrays(gpu: &Gpu) -> Result<Report> {
     r.verified = out.ints.iter().eq(ints.iter().rev())
         && out.floats.iter().eq(floats.iter().rev())
         && out.chars.iter().eq(chars.iter().rev());
-    r.line(format!("{} — ints[0] {} floats[0] {} chars[0] {}", run.tile, out.ints[0], out.floats[0], out.chars[0]));
+    r.line(format!(
+        "{} — ints[0] {} floats[0] {} chars[0] {}",
+        run.tile, out.ints[0], out.floats[0], out.chars[0]
+    ));
     r.key = "three parts, one allocation".into();
     Ok(r)
 }
 
 /// Every lesson in order (`tilekit tour`); `progress` is called before each.
-pub fn run_all(gpu: &Gpu, size: Size, mut progress: impl FnMut(&str)) -> Vec<(String, Result<Report>)> {
+pub fn run_all(
+    gpu: &Gpu,
+    size: Size,
+    mut progress: impl FnMut(&str),
+) -> Vec<(String, Result<Report>)> {
     type Lesson<'a> = (&'a str, Box<dyn Fn() -> Result<Report> + 'a>);
     let lessons: Vec<Lesson> = vec![
         ("01 device query", Box::new(|| device_query(gpu))),
@@ -357,8 +505,14 @@ pub fn run_all(gpu: &Gpu, size: Size, mut progress: impl FnMut(&str)) -> Vec<(St
         ("03 tile from limits", Box::new(|| tile_from_limits(gpu))),
         ("04 reverse", Box::new(move || reverse(gpu, size))),
         ("05 reduction", Box::new(move || reduction(gpu, size))),
-        ("06 bank conflicts", Box::new(move || bank_conflicts(gpu, size))),
-        ("07 workgroup atomics", Box::new(move || workgroup_atomics(gpu, size))),
+        (
+            "06 bank conflicts",
+            Box::new(move || bank_conflicts(gpu, size)),
+        ),
+        (
+            "07 workgroup atomics",
+            Box::new(move || workgroup_atomics(gpu, size)),
+        ),
         ("08 wide loads", Box::new(move || wide_loads(gpu, size))),
         ("09 blur", Box::new(move || blur_ratio(gpu, size))),
         ("10 carved arrays", Box::new(|| carved_arrays(gpu))),
@@ -370,4 +524,28 @@ pub fn run_all(gpu: &Gpu, size: Size, mut progress: impl FnMut(&str)) -> Vec<(St
             (name.to_string(), f())
         })
         .collect()
+}
+
+/// The `main` of every example: open the best adapter, run one lesson at the size the command
+/// line asks for (`--quick` or `TILEKIT_QUICK=1` for small), print it, and exit non-zero if its
+/// result did not match the CPU reference.
+pub fn example(lesson: impl FnOnce(&Gpu, Size) -> Result<Report>) {
+    let run = || -> Result<Report> {
+        let gpu = Gpu::new()?;
+        println!("adapter: {} ({})\n", gpu.summary.name, gpu.summary.backend);
+        lesson(&gpu, Size::from_args())
+    };
+    match run() {
+        Ok(report) => {
+            println!("{}", report.render());
+            if !report.verified {
+                eprintln!("the result did not match the CPU reference");
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
 }

@@ -15,7 +15,10 @@ fn naive_and_tiled_match_the_reference() {
                 let (out, _) = g.blur(&img, w, h, r, v).unwrap();
                 for (i, (&got, &e)) in out.iter().zip(&exact).enumerate() {
                     let window = ((2 * r + 1) * (2 * r + 1)) as f64;
-                    assert!((got as f64 - e).abs() <= 1e-6 * window, "{v:?} {w}x{h} r={r} pixel {i}: {got} vs {e}");
+                    assert!(
+                        (got as f64 - e).abs() <= 1e-6 * window,
+                        "{v:?} {w}x{h} r={r} pixel {i}: {got} vs {e}"
+                    );
                 }
             }
         }

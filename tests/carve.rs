@@ -12,10 +12,22 @@ fn every_part_of_the_pool_is_reversed_intact() {
         floats[0] = -0.0; // bit patterns survive the bitcasts
         let chars: Vec<u8> = random_u32(4 * n, 9).iter().map(|v| *v as u8).collect();
         let (out, _) = g.carved_reverse(&ints, &floats, &chars).unwrap();
-        assert_eq!(out.ints, ints.iter().rev().cloned().collect::<Vec<_>>(), "ints n={n}");
+        assert_eq!(
+            out.ints,
+            ints.iter().rev().cloned().collect::<Vec<_>>(),
+            "ints n={n}"
+        );
         let rf: Vec<u32> = floats.iter().rev().map(|f| f.to_bits()).collect();
-        assert_eq!(out.floats.iter().map(|f| f.to_bits()).collect::<Vec<_>>(), rf, "floats n={n}");
-        assert_eq!(out.chars, chars.iter().rev().cloned().collect::<Vec<_>>(), "chars n={n}");
+        assert_eq!(
+            out.floats.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+            rf,
+            "floats n={n}"
+        );
+        assert_eq!(
+            out.chars,
+            chars.iter().rev().cloned().collect::<Vec<_>>(),
+            "chars n={n}"
+        );
     }
 }
 

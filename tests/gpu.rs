@@ -24,7 +24,11 @@ fn poison_overwrites_every_word() {
     g.poison(&buf).unwrap();
     assert!(g.read(&buf).unwrap().iter().all(|&w| w == POISON));
     let fresh = g.alloc::<f32>("fresh", 33).unwrap();
-    assert!(g.read(&fresh).unwrap().iter().all(|x| x.to_bits() == POISON && x.is_nan()));
+    assert!(g
+        .read(&fresh)
+        .unwrap()
+        .iter()
+        .all(|x| x.to_bits() == POISON && x.is_nan()));
 }
 
 #[test]
@@ -35,7 +39,10 @@ fn a_launch_over_65535_workgroups_folds_into_2d_and_writes_every_element() {
     let buf = g.alloc::<u32>("iota", n).unwrap();
     let words = n as u32;
     let count = words.div_ceil(256);
-    assert!(count > g.limits.workgroups_per_dimension, "the test must exceed one dimension");
+    assert!(
+        count > g.limits.workgroups_per_dimension,
+        "the test must exceed one dimension"
+    );
     g.fill_words(buf.raw(), words, 5, "iota").unwrap();
     let out = g.read(&buf).unwrap();
     for (i, &w) in out.iter().enumerate() {
@@ -79,10 +86,18 @@ fn a_nonexistent_adapter_is_a_typed_error() {
 #[test]
 fn zero_and_oversized_buffers_are_typed_errors() {
     let g = gpu();
-    assert!(matches!(g.upload::<f32>("empty", &[]), Err(Error::ZeroSize { .. })));
+    assert!(matches!(
+        g.upload::<f32>("empty", &[]),
+        Err(Error::ZeroSize { .. })
+    ));
     let too_many = (g.limits.storage_binding / 4 + 1) as usize;
     match g.check_buffer::<f32>("huge", too_many) {
-        Err(Error::BufferTooLarge { limit_name, bytes, limit, .. }) => {
+        Err(Error::BufferTooLarge {
+            limit_name,
+            bytes,
+            limit,
+            ..
+        }) => {
             assert_eq!(limit_name, "max_storage_buffer_binding_size");
             assert!(bytes > limit);
         }
@@ -95,6 +110,8 @@ fn the_device_has_the_adapters_own_limits_and_a_clock() {
     let g = gpu();
     // lavapipe and every real GPU offer more than WebGPU's 16 KiB baseline.
     assert!(g.limits.workgroup_storage >= 16_384);
-    let t = g.fill_words(g.alloc::<u32>("t", 1024).unwrap().raw(), 1024, 1, "fill").unwrap();
+    let t = g
+        .fill_words(g.alloc::<u32>("t", 1024).unwrap().raw(), 1024, 1, "fill")
+        .unwrap();
     assert!(t.seconds > 0.0 && t.seconds.is_finite(), "{t:?}");
 }

@@ -42,8 +42,16 @@ fn every_variant_on_odd_shapes() {
 fn every_tile_the_planner_can_pick_baseline_and_adapter() {
     let g = gpu();
     let (m, k, n) = (67, 45, 71);
-    let shape = tilekit::Kernel::TiledMatmul { m: m as u32, k: k as u32, n: n as u32 };
-    let blocked = tilekit::Kernel::BlockedMatmul { m: m as u32, k: k as u32, n: n as u32 };
+    let shape = tilekit::Kernel::TiledMatmul {
+        m: m as u32,
+        k: k as u32,
+        n: n as u32,
+    };
+    let blocked = tilekit::Kernel::BlockedMatmul {
+        m: m as u32,
+        k: k as u32,
+        n: n as u32,
+    };
     let mut tried = 0;
     for limits in [Limits::webgpu_default(), g.limits.clone()] {
         let planner = Planner::new(limits, g.profile.clone());
@@ -75,10 +83,20 @@ fn the_counts_follow_the_lesson() {
     let (m, k, n) = (64, 64, 64);
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
-    let (_, naive) = g.matmul_with(&a, &b, (m, k, n), Variant::Naive, None).unwrap();
-    assert_eq!(naive.ratio, 1.0, "PMPP fig 4.3: one multiply-add per two loads");
-    let (_, tiled) = g.matmul_with(&a, &b, (m, k, n), Variant::Tiled, Some("TILE=16")).unwrap();
-    assert_eq!(tiled.ratio, 16.0, "tiling cuts global loads by the tile width");
+    let (_, naive) = g
+        .matmul_with(&a, &b, (m, k, n), Variant::Naive, None)
+        .unwrap();
+    assert_eq!(
+        naive.ratio, 1.0,
+        "PMPP fig 4.3: one multiply-add per two loads"
+    );
+    let (_, tiled) = g
+        .matmul_with(&a, &b, (m, k, n), Variant::Tiled, Some("TILE=16"))
+        .unwrap();
+    assert_eq!(
+        tiled.ratio, 16.0,
+        "tiling cuts global loads by the tile width"
+    );
     assert_eq!(naive.global_loads, 16 * tiled.global_loads);
 }
 
@@ -87,11 +105,19 @@ fn bad_shapes_are_typed_errors() {
     let g = gpu();
     let a = random_f32(6, 1);
     match g.matmul(&a, &a, 2, 3, 3) {
-        Err(Error::DimensionMismatch { expected, got, .. }) => assert_eq!((expected.as_str(), got.as_str()), ("9", "6")),
+        Err(Error::DimensionMismatch { expected, got, .. }) => {
+            assert_eq!((expected.as_str(), got.as_str()), ("9", "6"))
+        }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(g.matmul(&[], &[], 0, 3, 3), Err(Error::ZeroSize { .. })));
-    assert!(matches!(Shape::new(1 << 20, 1 << 20, 1), Err(Error::SizeOverflow { .. })));
+    assert!(matches!(
+        g.matmul(&[], &[], 0, 3, 3),
+        Err(Error::ZeroSize { .. })
+    ));
+    assert!(matches!(
+        Shape::new(1 << 20, 1 << 20, 1),
+        Err(Error::SizeOverflow { .. })
+    ));
     // A matrix over max_storage_buffer_binding_size.
     let side = ((g.limits.storage_binding / 4) as f64).sqrt() as usize + 1;
     match g.matmul_with(&[1.0], &[1.0], (side, 1, side), Variant::Naive, None) {
@@ -99,10 +125,15 @@ fn bad_shapes_are_typed_errors() {
         other => panic!("{other:?}"),
     }
     let e = g.check_buffer::<f32>("matrix C", side * side).unwrap_err();
-    assert!(e.to_string().contains("max_storage_buffer_binding_size"), "{e}");
+    assert!(
+        e.to_string().contains("max_storage_buffer_binding_size"),
+        "{e}"
+    );
     // A tile the adapter cannot hold.
     let too_big = format!("TILE={}", 64);
-    assert!(g.matmul_with(&a, &a, (2, 3, 2), Variant::Tiled, Some(&too_big)).is_err());
+    assert!(g
+        .matmul_with(&a, &a, (2, 3, 2), Variant::Tiled, Some(&too_big))
+        .is_err());
 }
 
 proptest! {

@@ -17,7 +17,10 @@ fn variants() -> Vec<Variant> {
 }
 
 fn run<T: Element>(data: &[T], op: Op, v: Variant) -> T {
-    gpu().reduce_with(data, op, v).unwrap_or_else(|e| panic!("{v:?} {op:?} n={}: {e}", data.len())).0
+    gpu()
+        .reduce_with(data, op, v)
+        .unwrap_or_else(|e| panic!("{v:?} {op:?} n={}: {e}", data.len()))
+        .0
 }
 
 /// (⌈log₂ n⌉ + 2)·2⁻²⁴·Σ|xᵢ|: the pairwise-summation bound the f32 sum is held to.
@@ -33,7 +36,10 @@ fn f32_sum_min_max_within_bounds() {
             let x = random_f32(n, 1000 + i as u64);
             let exact: f64 = x.iter().map(|&v| v as f64).sum();
             let got = run(&x, Op::Sum, v) as f64;
-            assert!((got - exact).abs() <= sum_bound(&x), "{v:?} n={n}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() <= sum_bound(&x),
+                "{v:?} n={n}: {got} vs {exact}"
+            );
             let min = x.iter().cloned().fold(f32::INFINITY, f32::min);
             let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
             assert_eq!(run(&x, Op::Min, v), min, "{v:?} min n={n}");
@@ -49,14 +55,30 @@ fn integers_are_exact_and_sums_wrap() {
             let x = random_i32(n, 2000 + i as u64, -1_000_000, 1_000_000);
             let sum = x.iter().fold(0i32, |a, &b| a.wrapping_add(b));
             assert_eq!(run(&x, Op::Sum, v), sum, "{v:?} i32 sum n={n}");
-            assert_eq!(run(&x, Op::Min, v), *x.iter().min().unwrap(), "{v:?} i32 min n={n}");
-            assert_eq!(run(&x, Op::Max, v), *x.iter().max().unwrap(), "{v:?} i32 max n={n}");
+            assert_eq!(
+                run(&x, Op::Min, v),
+                *x.iter().min().unwrap(),
+                "{v:?} i32 min n={n}"
+            );
+            assert_eq!(
+                run(&x, Op::Max, v),
+                *x.iter().max().unwrap(),
+                "{v:?} i32 max n={n}"
+            );
             // Full-range u32 values: the sum wraps modulo 2^32 for every n > 1.
             let u = random_u32(n, 3000 + i as u64);
             let sum = u.iter().fold(0u32, |a, &b| a.wrapping_add(b));
             assert_eq!(run(&u, Op::Sum, v), sum, "{v:?} u32 sum n={n}");
-            assert_eq!(run(&u, Op::Min, v), *u.iter().min().unwrap(), "{v:?} u32 min n={n}");
-            assert_eq!(run(&u, Op::Max, v), *u.iter().max().unwrap(), "{v:?} u32 max n={n}");
+            assert_eq!(
+                run(&u, Op::Min, v),
+                *u.iter().min().unwrap(),
+                "{v:?} u32 min n={n}"
+            );
+            assert_eq!(
+                run(&u, Op::Max, v),
+                *u.iter().max().unwrap(),
+                "{v:?} u32 max n={n}"
+            );
         }
     }
 }
@@ -68,7 +90,10 @@ fn nan_propagates() {
             let mut x = random_f32(n, 7);
             x[at] = f32::NAN;
             for op in Op::ALL {
-                assert!(run(&x, op, v).is_nan(), "{v:?} {op:?} n={n}: NaN at {at} lost");
+                assert!(
+                    run(&x, op, v).is_nan(),
+                    "{v:?} {op:?} n={n}: NaN at {at} lost"
+                );
             }
         }
     }
@@ -85,7 +110,11 @@ fn large_inputs_take_several_passes() {
     assert!(run.bytes > 4_000_000 && run.gbps() > 0.0);
     let (s, run) = g.reduce_with(&x, Op::Sum, Variant::GridStride).unwrap();
     assert_eq!(s, x.iter().sum::<i32>());
-    assert!(run.launches <= 3, "grid-stride uses few launches: {}", run.launches);
+    assert!(
+        run.launches <= 3,
+        "grid-stride uses few launches: {}",
+        run.launches
+    );
 }
 
 #[test]

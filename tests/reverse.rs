@@ -9,7 +9,10 @@ fn the_articles_static_case() {
     let input: Vec<i32> = (0..64).collect();
     let (out, _) = gpu().reverse_static(&input).unwrap();
     assert_eq!(out, (0..64).rev().collect::<Vec<i32>>());
-    assert!(matches!(gpu().reverse_static(&input[..63]), Err(Error::DimensionMismatch { .. })));
+    assert!(matches!(
+        gpu().reverse_static(&input[..63]),
+        Err(Error::DimensionMismatch { .. })
+    ));
 }
 
 #[test]
@@ -22,7 +25,9 @@ fn dynamic_sizes_up_to_the_invocation_limit() {
     }
     let too_many = g.limits.invocations as usize + 1;
     match g.reverse_dynamic(&vec![0i32; too_many]) {
-        Err(Error::TileTooLarge { limit_name, .. }) => assert_eq!(limit_name, "max_compute_invocations_per_workgroup"),
+        Err(Error::TileTooLarge { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_compute_invocations_per_workgroup")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -34,7 +39,12 @@ fn block_reverse_of_any_n() {
         let x = random_f32(n, 40 + n as u64);
         let (out, run) = g.reverse(&x).unwrap();
         let expected: Vec<f32> = x.iter().rev().cloned().collect();
-        assert!(out.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()), "n={n}");
+        assert!(
+            out.iter()
+                .zip(&expected)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "n={n}"
+        );
         assert_eq!(out.len(), n);
         assert!(run.gbps() > 0.0);
     }

@@ -31,5 +31,9 @@ fn every_shader_parses_and_validates() {
             count += 1;
         }
     }
-    assert!(count >= 2, "found only {count} shaders in {}", dir.display());
+    assert!(
+        count >= 2,
+        "found only {count} shaders in {}",
+        dir.display()
+    );
 }

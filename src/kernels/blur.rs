@@ -31,11 +31,14 @@ impl Variant {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "blur variant",
-            got: s.into(),
-            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "blur variant",
+                got: s.into(),
+                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
 }
 
@@ -61,22 +64,42 @@ fn window_adds(width: u64, height: u64, r: u64) -> u64 {
 
 impl Gpu {
     /// Blur a width×height grayscale image with a (2·radius+1)² box.
-    pub fn blur(&self, image: &[f32], width: usize, height: usize, radius: u32, variant: Variant) -> Result<(Vec<f32>, BlurRun)> {
+    pub fn blur(
+        &self,
+        image: &[f32],
+        width: usize,
+        height: usize,
+        radius: u32,
+        variant: Variant,
+    ) -> Result<(Vec<f32>, BlurRun)> {
         if width == 0 || height == 0 {
             return Err(Error::zero("image dimension"));
         }
-        let pixels = width.checked_mul(height).ok_or_else(|| Error::SizeOverflow {
-            what: "image".into(),
-            detail: format!("{width}×{height}"),
-        })?;
+        let pixels = width
+            .checked_mul(height)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: "image".into(),
+                detail: format!("{width}×{height}"),
+            })?;
         if image.len() != pixels {
-            return Err(Error::mismatch(format!("image length for {width}×{height}"), pixels, image.len()));
+            return Err(Error::mismatch(
+                format!("image length for {width}×{height}"),
+                pixels,
+                image.len(),
+            ));
         }
         if radius > 64 {
-            return Err(Error::SizeOverflow { what: "BLUR_SIZE".into(), detail: format!("{radius} (at most 64)") });
+            return Err(Error::SizeOverflow {
+                what: "BLUR_SIZE".into(),
+                detail: format!("{radius} (at most 64)"),
+            });
         }
         let (w, h) = (len_u32("width", width)?, len_u32("height", height)?);
-        let plan = self.planner().plan(Kernel::Blur { width: w, height: h, radius })?;
+        let plan = self.planner().plan(Kernel::Blur {
+            width: w,
+            height: h,
+            radius,
+        })?;
         let t = plan.constant("TILE");
         let input = self.upload("image", image)?;
         let output = self.alloc::<f32>("blurred", pixels)?;
@@ -106,7 +129,14 @@ impl Gpu {
             plan: Some(plan),
             timing,
         };
-        Ok((self.read(&output)?, BlurRun { run, global_loads, ratio: adds as f64 / global_loads as f64 }))
+        Ok((
+            self.read(&output)?,
+            BlurRun {
+                run,
+                global_loads,
+                ratio: adds as f64 / global_loads as f64,
+            },
+        ))
     }
 }
 

@@ -30,11 +30,14 @@ impl Variant {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "histogram variant",
-            got: s.into(),
-            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "histogram variant",
+                got: s.into(),
+                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
     fn entry(self) -> &'static str {
         match self {
@@ -45,13 +48,24 @@ impl Variant {
 }
 
 impl Gpu {
-    fn histogram_words(&self, words: &[u32], n: usize, packed: bool, variant: Variant) -> Result<([u32; 256], Run)> {
+    fn histogram_words(
+        &self,
+        words: &[u32],
+        n: usize,
+        packed: bool,
+        variant: Variant,
+    ) -> Result<([u32; 256], Run)> {
         let n32 = len_u32("histogram input", n)?;
         if n == 0 {
             return Err(Error::zero("histogram input"));
         }
-        let usage = crate::plan::KernelUse { invocations: WG, workgroup_bytes: 1024, registers: 12 };
-        self.planner().check("histogram workgroup", [WG, 1, 1], usage)?;
+        let usage = crate::plan::KernelUse {
+            invocations: WG,
+            workgroup_bytes: 1024,
+            registers: 12,
+        };
+        self.planner()
+            .check("histogram workgroup", [WG, 1, 1], usage)?;
         let input = self.upload("histogram input", words)?;
         // The bins accumulate, so they start at zero (not poisoned).
         let bins = self.upload("histogram bins", &[0u32; 256])?;
@@ -60,7 +74,10 @@ impl Gpu {
         let timing = self.launch(
             &SHADER,
             variant.entry(),
-            &[("WG".into(), WG as f64), ("PACKED".into(), packed as u32 as f64)],
+            &[
+                ("WG".into(), WG as f64),
+                ("PACKED".into(), packed as u32 as f64),
+            ],
             &[(0, input.raw()), (1, bins.raw()), (2, &params)],
             groups as u64,
         )?;

@@ -40,11 +40,14 @@ impl Variant {
 
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "matmul variant",
-            got: s.to_string(),
-            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "matmul variant",
+                got: s.to_string(),
+                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
 }
 
@@ -77,7 +80,11 @@ impl Shape {
             }
         }
         let u = |v: usize| v as u32; // checked above: each dimension <= u32::MAX / 4
-        Ok(Shape { m: u(m), k: u(k), n: u(n) })
+        Ok(Shape {
+            m: u(m),
+            k: u(k),
+            n: u(n),
+        })
     }
 
     /// 2·M·N·K.
@@ -158,7 +165,12 @@ impl Gpu {
                     registers: 12,
                 };
                 planner.check("naive matmul 16x16", [NAIVE, NAIVE, 1], usage)?;
-                Ok(Launch { constants: vec![], tile: "16x16".into(), block: (NAIVE, NAIVE), plan: None })
+                Ok(Launch {
+                    constants: vec![],
+                    tile: "16x16".into(),
+                    block: (NAIVE, NAIVE),
+                    plan: None,
+                })
             }
             Variant::Tiled => from_plan(Kernel::TiledMatmul { m, k, n }, "TILE", "TILE"),
             Variant::Blocked => from_plan(Kernel::BlockedMatmul { m, k, n }, "BM", "BN"),
@@ -204,16 +216,19 @@ impl Gpu {
         let (bm, bn) = launch.block;
         let tiles_x = n.div_ceil(bn);
         let tiles_y = m.div_ceil(bm);
-        let count = tiles_x.checked_mul(tiles_y).ok_or_else(|| Error::SizeOverflow {
-            what: "matmul launch".into(),
-            detail: format!("{tiles_x}×{tiles_y} workgroups"),
-        })?;
-        let dispatch = Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(
-            || Error::SizeOverflow {
+        let count = tiles_x
+            .checked_mul(tiles_y)
+            .ok_or_else(|| Error::SizeOverflow {
                 what: "matmul launch".into(),
-                detail: format!("{count} workgroups"),
-            },
-        )?;
+                detail: format!("{tiles_x}×{tiles_y} workgroups"),
+            })?;
+        let dispatch =
+            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
+                Error::SizeOverflow {
+                    what: "matmul launch".into(),
+                    detail: format!("{count} workgroups"),
+                }
+            })?;
         let pipeline = self.pipeline(&SHADER, variant.name(), &launch.constants)?;
         let params = self.uniform(&Params { m, k, n, tiles_x });
         let step = Step::new(
@@ -254,10 +269,18 @@ impl Gpu {
     ) -> Result<(Vec<f32>, MatmulRun)> {
         let shape = Shape::new(m, k, n)?;
         if a.len() != m * k {
-            return Err(Error::mismatch(format!("A length for {m}×{k}"), m * k, a.len()));
+            return Err(Error::mismatch(
+                format!("A length for {m}×{k}"),
+                m * k,
+                a.len(),
+            ));
         }
         if b.len() != k * n {
-            return Err(Error::mismatch(format!("B length for {k}×{n}"), k * n, b.len()));
+            return Err(Error::mismatch(
+                format!("B length for {k}×{n}"),
+                k * n,
+                b.len(),
+            ));
         }
         self.check_buffer::<f32>("matrix C", m * n)?;
         let da = self.upload("matrix A", a)?;
@@ -298,10 +321,14 @@ pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<(
     let tol = 1e-5 * (k as f64).sqrt();
     for (i, ((&g, &e), &mag)) in c.iter().zip(exact).zip(magnitude).enumerate() {
         let err = (g as f64 - e).abs();
-        if !(err <= tol * mag + 1e-30) {
+        // NaN (a poisoned element left unwritten) fails too.
+        if err.is_nan() || err > tol * mag + 1e-30 {
             return Err(Error::Verification {
                 what: "matmul".into(),
-                detail: format!("element {i}: got {g}, expected {e} (error {err:e}, bound {:e})", tol * mag),
+                detail: format!(
+                    "element {i}: got {g}, expected {e} (error {err:e}, bound {:e})",
+                    tol * mag
+                ),
             });
         }
     }

@@ -75,15 +75,16 @@ impl Gpu {
             what: format!("{} launch", shader.name),
             detail: format!("{count} workgroups"),
         })?;
-        let dispatch = Dispatch::linear(count32, self.limits.workgroups_per_dimension).ok_or_else(
-            || Error::SizeOverflow {
-                what: format!("{} launch", shader.name),
-                detail: format!(
-                    "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
-                    self.limits.workgroups_per_dimension
-                ),
-            },
-        )?;
+        let dispatch =
+            Dispatch::linear(count32, self.limits.workgroups_per_dimension).ok_or_else(|| {
+                Error::SizeOverflow {
+                    what: format!("{} launch", shader.name),
+                    detail: format!(
+                        "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
+                        self.limits.workgroups_per_dimension
+                    ),
+                }
+            })?;
         let pipeline = self.pipeline(shader, entry, constants)?;
         let step = Step::new(self, &pipeline, buffers, dispatch)?;
         self.execute(&[step])
@@ -92,8 +93,14 @@ impl Gpu {
     /// Workgroups for a grid-stride kernel of `wg` invocations: what the device holds at once
     /// (the planner's residency × multiprocessors), never more than the work needs.
     pub(crate) fn grid_stride_groups(&self, wg: u32, elements: u64) -> u32 {
-        let usage = crate::plan::KernelUse { invocations: wg, workgroup_bytes: 1024, registers: 16 };
-        let per_mp = crate::plan::residency(&self.profile, usage).workgroups.max(1) as u64;
+        let usage = crate::plan::KernelUse {
+            invocations: wg,
+            workgroup_bytes: 1024,
+            registers: 16,
+        };
+        let per_mp = crate::plan::residency(&self.profile, usage)
+            .workgroups
+            .max(1) as u64;
         let resident = per_mp * self.profile.multiprocessors.unwrap_or(16) as u64 * 2;
         elements.div_ceil(wg as u64).clamp(1, resident) as u32
     }

@@ -26,7 +26,9 @@ pub fn specialise(source: &str, ty: &str) -> String {
 }
 
 /// An element type the reduction supports.
-pub trait Element: bytemuck::Pod + PartialEq + std::fmt::Debug + std::fmt::Display + Send + Sync {
+pub trait Element:
+    bytemuck::Pod + PartialEq + std::fmt::Debug + std::fmt::Display + Send + Sync
+{
     /// Its WGSL name.
     const WGSL: &'static str;
     /// The identity of `op` as bits.
@@ -94,11 +96,14 @@ impl Op {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Op> {
-        Op::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| Error::Unknown {
-            what: "reduce op",
-            got: s.into(),
-            choices: Op::ALL.iter().map(|o| o.name().to_string()).collect(),
-        })
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "reduce op",
+                got: s.into(),
+                choices: Op::ALL.iter().map(|o| o.name().to_string()).collect(),
+            })
     }
 }
 
@@ -143,11 +148,14 @@ impl Variant {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "reduce variant",
-            got: s.into(),
-            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "reduce variant",
+                got: s.into(),
+                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
     fn entry(self) -> &'static str {
         match self {
@@ -213,7 +221,11 @@ impl Gpu {
         variant: Variant,
     ) -> Result<(T, ReduceRun)> {
         if variant == Variant::Subgroup {
-            self.require(wgpu::Features::SUBGROUP, "SUBGROUP", "the subgroup reduction")?;
+            self.require(
+                wgpu::Features::SUBGROUP,
+                "SUBGROUP",
+                "the subgroup reduction",
+            )?;
         }
         let n = input.len();
         let n32 = u32::try_from(n).map_err(|_| Error::SizeOverflow {
@@ -226,8 +238,13 @@ impl Gpu {
             _ => plan.constant("WG"),
         };
         if variant == Variant::Workgroup {
-            let usage = crate::plan::KernelUse { invocations: 256, workgroup_bytes: 1024, registers: 16 };
-            self.planner().check("reduce workgroup 256", [256, 1, 1], usage)?;
+            let usage = crate::plan::KernelUse {
+                invocations: 256,
+                workgroup_bytes: 1024,
+                registers: 16,
+            };
+            self.planner()
+                .check("reduce workgroup 256", [256, 1, 1], usage)?;
         }
         let unroll = match variant {
             Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
@@ -244,7 +261,10 @@ impl Gpu {
         let constants = vec![
             ("OP".to_string(), op.code() as f64),
             ("IDENTITY_BITS".to_string(), T::identity_bits(op) as f64),
-            ("KAHAN".to_string(), (op == Op::Sum && T::WGSL == "f32") as u32 as f64),
+            (
+                "KAHAN".to_string(),
+                (op == Op::Sum && T::WGSL == "f32") as u32 as f64,
+            ),
             ("IS_FLOAT".to_string(), (T::WGSL == "f32") as u32 as f64),
             ("WG".to_string(), wg as f64),
             ("UNROLL".to_string(), unroll as f64),
@@ -277,13 +297,27 @@ impl Gpu {
                     what: "reduce launch".into(),
                     detail: format!("{groups} workgroups"),
                 })?;
-            let params = self.uniform(&Params { n: len, groups, pad: [0; 2] });
+            let params = self.uniform(&Params {
+                n: len,
+                groups,
+                pad: [0; 2],
+            });
             let src = buffers.last().unwrap_or(input);
             let step = if variant == Variant::Global {
                 let sc = buffers.last().or(scratch.as_ref()).expect("scratch");
-                Step::new(self, &pipeline, &[(1, out.raw()), (2, &params), (3, sc.raw())], dispatch)?
+                Step::new(
+                    self,
+                    &pipeline,
+                    &[(1, out.raw()), (2, &params), (3, sc.raw())],
+                    dispatch,
+                )?
             } else {
-                Step::new(self, &pipeline, &[(0, src.raw()), (1, out.raw()), (2, &params)], dispatch)?
+                Step::new(
+                    self,
+                    &pipeline,
+                    &[(0, src.raw()), (1, out.raw()), (2, &params)],
+                    dispatch,
+                )?
             };
             steps.push(step);
             bytes += len as u64 * size + groups as u64 * size;
@@ -311,7 +345,12 @@ impl Gpu {
     }
 
     /// Reduce a host slice with a chosen variant.
-    pub fn reduce_with<T: Element>(&self, data: &[T], op: Op, variant: Variant) -> Result<(T, ReduceRun)> {
+    pub fn reduce_with<T: Element>(
+        &self,
+        data: &[T],
+        op: Op,
+        variant: Variant,
+    ) -> Result<(T, ReduceRun)> {
         let input = self.upload("reduce input", data)?;
         self.reduce_on_device(&input, op, variant)
     }

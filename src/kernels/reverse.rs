@@ -12,9 +12,17 @@ const SHADER: Shader = Shader::file("reverse", include_str!("../../shaders/rever
 pub const STATIC_N: usize = 64;
 
 impl Gpu {
-    fn reverse_in_place<T: Word>(&self, data: &[T], entry: &str, n_const: Option<u32>) -> Result<(Vec<T>, Run)> {
+    fn reverse_in_place<T: Word>(
+        &self,
+        data: &[T],
+        entry: &str,
+        n_const: Option<u32>,
+    ) -> Result<(Vec<T>, Run)> {
         let buf = self.upload("reverse data", data)?;
-        let constants: Vec<(String, f64)> = n_const.map(|n| ("N".to_string(), n as f64)).into_iter().collect();
+        let constants: Vec<(String, f64)> = n_const
+            .map(|n| ("N".to_string(), n as f64))
+            .into_iter()
+            .collect();
         let timing = self.launch(&SHADER, entry, &constants, &[(0, buf.raw())], 1)?;
         let out = self.read(&buf)?;
         let run = Run {
@@ -32,7 +40,11 @@ impl Gpu {
     /// `staticReverse`: exactly 64 elements, one workgroup with a fixed `array<u32, 64>`.
     pub fn reverse_static<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
         if data.len() != STATIC_N {
-            return Err(Error::mismatch("static reverse length (a fixed 64-element array)", STATIC_N, data.len()));
+            return Err(Error::mismatch(
+                "static reverse length (a fixed 64-element array)",
+                STATIC_N,
+                data.len(),
+            ));
         }
         self.reverse_in_place(data, "static_reverse", None)
     }
@@ -44,8 +56,13 @@ impl Gpu {
         if n == 0 {
             return Err(Error::zero("dynamic reverse length"));
         }
-        let usage = KernelUse { invocations: n, workgroup_bytes: 4 * n, registers: 8 };
-        self.planner().check(&format!("dynamic reverse of {n}"), [n, 1, 1], usage)?;
+        let usage = KernelUse {
+            invocations: n,
+            workgroup_bytes: 4 * n,
+            registers: 8,
+        };
+        self.planner()
+            .check(&format!("dynamic reverse of {n}"), [n, 1, 1], usage)?;
         self.reverse_in_place(data, "dynamic_reverse", Some(n))
     }
 

@@ -33,11 +33,14 @@ impl Variant {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "transpose variant",
-            got: s.into(),
-            choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "transpose variant",
+                got: s.into(),
+                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
 }
 
@@ -59,7 +62,11 @@ impl Gpu {
             detail: format!("{rows}×{cols}"),
         })?;
         if data.len() != elems {
-            return Err(Error::mismatch(format!("matrix length for {rows}×{cols}"), elems, data.len()));
+            return Err(Error::mismatch(
+                format!("matrix length for {rows}×{cols}"),
+                elems,
+                data.len(),
+            ));
         }
         let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
         let input = self.upload("transpose input", data)?;

@@ -31,29 +31,50 @@ impl Width {
     }
     /// Parse a name.
     pub fn parse(s: &str) -> Result<Width> {
-        Width::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| Error::Unknown {
-            what: "load width",
-            got: s.into(),
-            choices: Width::ALL.iter().map(|v| v.name().to_string()).collect(),
-        })
+        Width::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "load width",
+                got: s.into(),
+                choices: Width::ALL.iter().map(|v| v.name().to_string()).collect(),
+            })
     }
 }
 
 impl Gpu {
     /// Copy `src` into `dst` (same length) on the device.
-    pub fn copy_on_device<T: Word>(&self, src: &DeviceBuffer<T>, dst: &DeviceBuffer<T>, width: Width) -> Result<Run> {
+    pub fn copy_on_device<T: Word>(
+        &self,
+        src: &DeviceBuffer<T>,
+        dst: &DeviceBuffer<T>,
+        width: Width,
+    ) -> Result<Run> {
         if src.len() != dst.len() {
-            return Err(Error::mismatch("copy destination length", src.len(), dst.len()));
+            return Err(Error::mismatch(
+                "copy destination length",
+                src.len(),
+                dst.len(),
+            ));
         }
         let n = len_u32("copy", src.len())?;
         let per = if width == Width::Vec4 { 4 } else { 1 };
         let groups = self.grid_stride_groups(WG, (n as u64).div_ceil(per));
         let params = self.params2(n, groups);
         let (entry, bindings) = match width {
-            Width::Scalar => ("copy_scalar", [(0, src.raw()), (1, dst.raw()), (4, &params)]),
+            Width::Scalar => (
+                "copy_scalar",
+                [(0, src.raw()), (1, dst.raw()), (4, &params)],
+            ),
             Width::Vec4 => ("copy_vec4", [(2, src.raw()), (3, dst.raw()), (4, &params)]),
         };
-        let timing = self.launch(&SHADER, entry, &[("WG".into(), WG as f64)], &bindings, groups as u64)?;
+        let timing = self.launch(
+            &SHADER,
+            entry,
+            &[("WG".into(), WG as f64)],
+            &bindings,
+            groups as u64,
+        )?;
         Ok(Run {
             kernel: "copy",
             variant: width.name().into(),
@@ -81,10 +102,19 @@ impl Gpu {
         let params = self.params2(n, groups);
         let total = self.upload("sum total", &[0u32])?;
         let (entry, bindings) = match width {
-            Width::Scalar => ("sum_scalar", [(0, src.raw()), (4, &params), (5, total.raw())]),
+            Width::Scalar => (
+                "sum_scalar",
+                [(0, src.raw()), (4, &params), (5, total.raw())],
+            ),
             Width::Vec4 => ("sum_vec4", [(2, src.raw()), (4, &params), (5, total.raw())]),
         };
-        let timing = self.launch(&SHADER, entry, &[("WG".into(), WG as f64)], &bindings, groups as u64)?;
+        let timing = self.launch(
+            &SHADER,
+            entry,
+            &[("WG".into(), WG as f64)],
+            &bindings,
+            groups as u64,
+        )?;
         let run = Run {
             kernel: "sum",
             variant: width.name().into(),

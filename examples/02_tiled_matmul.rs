@@ -1,0 +1,8 @@
+//! Lesson 02 (PMPP 4.2-4.6): naive vs tiled matrix multiply: global loads, the compute-to-global-memory-access ratio, time and speed-up.
+//!
+//! Run: `cargo run --release --example 02_tiled_matmul` (add `-- --quick` for small sizes, as on lavapipe).
+//! The lesson is `tilekit::tour::tiled_matmul` in `src/tour.rs`; its kernels are in `shaders/`.
+
+fn main() {
+    tilekit::tour::example(tilekit::tour::tiled_matmul);
+}

@@ -1,0 +1,294 @@
+//! The `tilekit` binary end to end: .npy in and out against the CPU reference, --json, and bad
+//! input answered with one line and exit code 2 (never a panic or a backtrace).
+
+mod common;
+use common::random_f32;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tilekit::kernels::matmul;
+use tilekit::npy::{self, Data};
+
+fn tilekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tilekit"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tilekit-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A bad input: exit code 2, one line on stderr containing `needle`, no panic.
+fn refused(args: &[&str], needle: &str) {
+    let out = tilekit(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let err_lines: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{args:?}: {err}"
+    );
+    assert!(
+        err_lines.iter().any(|l| l.contains(needle)),
+        "{args:?}: wanted {needle:?} in {err}"
+    );
+    assert!(err_lines.len() <= 2, "{args:?}: more than one line: {err}");
+}
+
+#[test]
+fn matmul_npy_round_trip() {
+    let d = dir("matmul");
+    let (m, k, n) = (17, 33, 5);
+    let a = random_f32(m * k, 1);
+    let b = random_f32(k * n, 2);
+    npy::write(&d.join("a.npy"), &a, &[m as u64, k as u64]).unwrap();
+    // B as float64: converted with a warning.
+    let b64: Vec<f64> = b.iter().map(|&v| v as f64).collect();
+    npy::write(&d.join("b.npy"), &b64, &[k as u64, n as u64]).unwrap();
+    let c_path = d.join("c.npy");
+    let out = tilekit(&[
+        "run",
+        "matmul",
+        "--a",
+        s(&d.join("a.npy")),
+        "--b",
+        s(&d.join("b.npy")),
+        "-o",
+        s(&c_path),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("float64 converted"));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["verified"], true);
+    assert_eq!(j["output"], s(&c_path));
+    assert!(j["run"]["timing"]["seconds"].as_f64().unwrap() > 0.0);
+    let c = npy::read(&c_path).unwrap();
+    assert_eq!(c.shape, vec![m as u64, n as u64]);
+    let Data::F32(c) = c.data else {
+        panic!("not f32")
+    };
+    let (e, mag) = matmul::reference(&a, &b, m, k, n);
+    matmul::verify(&c, &e, &mag, k).unwrap();
+}
+
+#[test]
+fn reduce_transpose_reverse_histogram_from_npy() {
+    let d = dir("others");
+    let x: Vec<i32> = (0..1001).map(|i| (i * 7919 % 2001) - 1000).collect();
+    npy::write(&d.join("x.npy"), &x, &[x.len() as u64]).unwrap();
+    let out = tilekit(&[
+        "run",
+        "reduce",
+        "--input",
+        s(&d.join("x.npy")),
+        "--op",
+        "min",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["result"], *x.iter().min().unwrap());
+
+    let t = random_f32(7 * 13, 5);
+    npy::write(&d.join("t.npy"), &t, &[7, 13]).unwrap();
+    let out = tilekit(&[
+        "run",
+        "transpose",
+        "--input",
+        s(&d.join("t.npy")),
+        "-o",
+        s(&d.join("tt.npy")),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tt = npy::read(&d.join("tt.npy")).unwrap();
+    assert_eq!(tt.shape, vec![13, 7]);
+    let Data::F32(tt) = tt.data else { panic!() };
+    assert_eq!(tt[3 * 7 + 2], t[2 * 13 + 3]);
+
+    let out = tilekit(&[
+        "run",
+        "reverse",
+        "--input",
+        s(&d.join("x.npy")),
+        "-o",
+        s(&d.join("r.npy")),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let Data::U32(r) = npy::read(&d.join("r.npy")).unwrap().data else {
+        panic!()
+    };
+    assert_eq!(r[0] as i32, x[1000]);
+
+    let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
+    npy::write(&d.join("h.npy"), &bytes, &[bytes.len() as u64]).unwrap();
+    let out = tilekit(&["run", "histogram", "--input", s(&d.join("h.npy")), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut expected = [0u64; 256];
+    bytes.iter().for_each(|&b| expected[b as usize] += 1);
+    assert_eq!(
+        j["bins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        expected.to_vec()
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    let d = dir("bad");
+    refused(
+        &[
+            "run",
+            "matmul",
+            "--a",
+            s(&d.join("missing.npy")),
+            "--b",
+            s(&d.join("missing.npy")),
+        ],
+        "missing.npy",
+    );
+    std::fs::write(d.join("magic.npy"), b"not numpy at all, just text").unwrap();
+    refused(
+        &["run", "reduce", "--input", s(&d.join("magic.npy"))],
+        "not a valid .npy file",
+    );
+    // A truncated file: a valid header, half the data.
+    npy::write(&d.join("full.npy"), &random_f32(1000, 1), &[1000]).unwrap();
+    let full = std::fs::read(d.join("full.npy")).unwrap();
+    std::fs::write(d.join("trunc.npy"), &full[..full.len() / 2]).unwrap();
+    refused(
+        &["run", "reduce", "--input", s(&d.join("trunc.npy"))],
+        "trunc.npy",
+    );
+    // Shape mismatch names both shapes.
+    npy::write(&d.join("a.npy"), &random_f32(6, 1), &[2, 3]).unwrap();
+    npy::write(&d.join("b.npy"), &random_f32(8, 2), &[4, 2]).unwrap();
+    refused(
+        &[
+            "run",
+            "matmul",
+            "--a",
+            s(&d.join("a.npy")),
+            "--b",
+            s(&d.join("b.npy")),
+        ],
+        "A is 2×3",
+    );
+    // An unsupported dtype.
+    npy::write(&d.join("i64.npy"), &[1i64, 2, 3], &[3]).unwrap();
+    refused(
+        &["run", "reduce", "--input", s(&d.join("i64.npy"))],
+        "unsupported dtype",
+    );
+    // Fortran order.
+    let mut fortran = std::fs::read(d.join("a.npy")).unwrap();
+    let pos = fortran.windows(5).position(|w| w == b"False").unwrap();
+    fortran.splice(pos..pos + 5, b"True ".iter().cloned());
+    std::fs::write(d.join("f.npy"), &fortran).unwrap();
+    refused(
+        &["run", "transpose", "--input", s(&d.join("f.npy"))],
+        "Fortran",
+    );
+    // A matrix over the storage binding size: names the limit and the size.
+    let side = (((common::gpu().limits.storage_binding / 4) as f64).sqrt() as u64 + 1).to_string();
+    refused(
+        &["run", "matmul", &side, "1", &side],
+        "max_storage_buffer_binding_size",
+    );
+    // An unknown adapter, a tile the adapter cannot hold, a zero size.
+    refused(
+        &["--adapter", "no-such-gpu", "run", "copy", "10"],
+        "no-such-gpu",
+    );
+    refused(
+        &[
+            "run",
+            "matmul",
+            "8",
+            "8",
+            "8",
+            "--variant",
+            "tiled",
+            "--tile",
+            "TILE=64",
+        ],
+        "TILE=64",
+    );
+    refused(&["run", "matmul", "0", "8", "8"], "at least 1");
+    refused(&["run", "reduce", "10", "--op", "mean"], "mean");
+}
+
+#[test]
+fn info_and_plan_speak_json() {
+    let out = tilekit(&["info", "--json"]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(j[0]["limits"]["workgroup_storage"].as_u64().unwrap() >= 16384);
+    let out = tilekit(&[
+        "plan",
+        "tiled-matmul",
+        "1000",
+        "1000",
+        "1000",
+        "--limits",
+        "webgpu-default",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chosen = j["plan"]["chosen"].as_u64().unwrap() as usize;
+    assert_eq!(j["plan"]["candidates"][chosen]["label"], "TILE=16");
+    let out = tilekit(&[
+        "plan",
+        "tiled-matmul",
+        "--limits",
+        "webgpu-default",
+        "--profile",
+        "device-d",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("✓") && text.contains("why:") && text.contains("device-d"),
+        "{text}"
+    );
+}

@@ -107,25 +107,59 @@ const MAX_T: u32 = 8u;
 var<workgroup> a_slice: array<f32, BK * BM>;  // transposed: a_slice[kk * BM + r]
 var<workgroup> b_slice: array<f32, BK * BN>;  // b_slice[kk * BN + c]
 
+// vec4 views of A and B for the blocked kernel when K and N are multiples of 4, so that every row
+// of A and B starts on a 16-byte boundary (CUDA Handbook 8.1: float4 loads).
+@group(0) @binding(4) var<storage, read> a4: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> b4: array<vec4<f32>>;
+
+// The inner product over one BK slice: each invocation's TM×TN register tile.
+fn multiply_slice(lid: vec3<u32>, acc: ptr<function, array<f32, MAX_T * MAX_T>>) {
+    let wx = BN / TN;
+    let wy = BM / TM;
+    var a_reg: array<f32, MAX_T>;
+    var b_reg: array<f32, MAX_T>;
+    for (var kk = 0u; kk < BK; kk++) {
+        for (var i = 0u; i < TM; i++) {
+            a_reg[i] = a_slice[kk * BM + lid.y + i * wy];
+        }
+        for (var j = 0u; j < TN; j++) {
+            b_reg[j] = b_slice[kk * BN + lid.x + j * wx];
+        }
+        for (var i = 0u; i < TM; i++) {
+            for (var j = 0u; j < TN; j++) {
+                (*acc)[i * MAX_T + j] += a_reg[i] * b_reg[j];
+            }
+        }
+    }
+}
+
+fn store_block(lid: vec3<u32>, row0: u32, col0: u32, acc: ptr<function, array<f32, MAX_T * MAX_T>>) {
+    let wx = BN / TN;
+    let wy = BM / TM;
+    for (var i = 0u; i < TM; i++) {
+        let r = row0 + lid.y + i * wy;
+        for (var j = 0u; j < TN; j++) {
+            let cc = col0 + lid.x + j * wx;
+            if (r < p.m && cc < p.n) {
+                c[r * p.n + cc] = (*acc)[i * MAX_T + j];
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(BN / TN, BM / TM)
 fn blocked(@builtin(workgroup_id) wid: vec3<u32>,
            @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_id) lid: vec3<u32>) {
-    let wx = BN / TN;
-    let wy = BM / TM;
-    let threads = wx * wy;
-    let me = lid.y * wx + lid.x;
+    let threads = (BN / TN) * (BM / TM);
+    let me = lid.y * (BN / TN) + lid.x;
     let t = tile_index(wid, nwg);
     let row0 = (t / p.tiles_x) * BM;
     let col0 = (t % p.tiles_x) * BN;
-
     var acc: array<f32, MAX_T * MAX_T>;
     for (var i = 0u; i < MAX_T * MAX_T; i++) {
         acc[i] = 0.0;
     }
-    var a_reg: array<f32, MAX_T>;
-    var b_reg: array<f32, MAX_T>;
-
     for (var k0 = 0u; k0 < p.k; k0 += BK) {
         // Stage A[row0.., k0..] transposed and B[k0.., col0..]; zeros outside the matrices.
         for (var e = me; e < BM * BK; e += threads) {
@@ -147,28 +181,56 @@ fn blocked(@builtin(workgroup_id) wid: vec3<u32>,
             b_slice[kk * BN + cc] = v;
         }
         workgroupBarrier();
-        for (var kk = 0u; kk < BK; kk++) {
-            for (var i = 0u; i < TM; i++) {
-                a_reg[i] = a_slice[kk * BM + lid.y + i * wy];
-            }
-            for (var j = 0u; j < TN; j++) {
-                b_reg[j] = b_slice[kk * BN + lid.x + j * wx];
-            }
-            for (var i = 0u; i < TM; i++) {
-                for (var j = 0u; j < TN; j++) {
-                    acc[i * MAX_T + j] += a_reg[i] * b_reg[j];
-                }
-            }
-        }
+        multiply_slice(lid, &acc);
         workgroupBarrier();
     }
-    for (var i = 0u; i < TM; i++) {
-        let r = row0 + lid.y + i * wy;
-        for (var j = 0u; j < TN; j++) {
-            let cc = col0 + lid.x + j * wx;
-            if (r < p.m && cc < p.n) {
-                c[r * p.n + cc] = acc[i * MAX_T + j];
-            }
-        }
+    store_block(lid, row0, col0, &acc);
+}
+
+// The same with 128-bit loads: four consecutive floats of a row of A or B per load. Needs K and N
+// multiples of 4 (the host checks) and BK, BN multiples of 4 (every planner candidate is).
+@compute @workgroup_size(BN / TN, BM / TM)
+fn blocked_vec4(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_id) lid: vec3<u32>) {
+    let threads = (BN / TN) * (BM / TM);
+    let me = lid.y * (BN / TN) + lid.x;
+    let t = tile_index(wid, nwg);
+    let row0 = (t / p.tiles_x) * BM;
+    let col0 = (t % p.tiles_x) * BN;
+    var acc: array<f32, MAX_T * MAX_T>;
+    for (var i = 0u; i < MAX_T * MAX_T; i++) {
+        acc[i] = 0.0;
     }
+    for (var k0 = 0u; k0 < p.k; k0 += BK) {
+        for (var e = me; e < BM * BK / 4u; e += threads) {
+            let r = e / (BK / 4u);
+            let kk = 4u * (e % (BK / 4u));
+            var v = vec4<f32>(0.0);
+            if (row0 + r < p.m && k0 + kk < p.k) {
+                v = a4[((row0 + r) * p.k + k0 + kk) / 4u];
+            }
+            a_slice[kk * BM + r] = v.x;
+            a_slice[(kk + 1u) * BM + r] = v.y;
+            a_slice[(kk + 2u) * BM + r] = v.z;
+            a_slice[(kk + 3u) * BM + r] = v.w;
+        }
+        for (var e = me; e < BK * BN / 4u; e += threads) {
+            let kk = e / (BN / 4u);
+            let cc = 4u * (e % (BN / 4u));
+            var v = vec4<f32>(0.0);
+            if (k0 + kk < p.k && col0 + cc < p.n) {
+                v = b4[((k0 + kk) * p.n + col0 + cc) / 4u];
+            }
+            let base = kk * BN + cc;
+            b_slice[base] = v.x;
+            b_slice[base + 1u] = v.y;
+            b_slice[base + 2u] = v.z;
+            b_slice[base + 3u] = v.w;
+        }
+        workgroupBarrier();
+        multiply_slice(lid, &acc);
+        workgroupBarrier();
+    }
+    store_block(lid, row0, col0, &acc);
 }

@@ -77,9 +77,12 @@ enum Command {
     },
     /// Run every lesson in order, verified, with a summary.
     Tour {
-        /// Small sizes.
+        /// Small sizes (the default on a CPU adapter such as lavapipe).
         #[arg(long)]
         quick: bool,
+        /// GPU-sized inputs even on a CPU adapter.
+        #[arg(long, conflicts_with = "quick")]
+        full: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -801,13 +804,23 @@ fn main() -> ExitCode {
             }
             Ok(())
         })(),
-        Command::Tour { quick, json } => (|| -> Out {
+        Command::Tour { quick, full, json } => (|| -> Out {
             let gpu = open(&cli)?;
-            let size = if *quick {
+            let size = if *quick || (gpu.is_cpu() && !*full) {
                 tilekit::tour::Size::Quick
             } else {
                 tilekit::tour::Size::Full
             };
+            if !*json {
+                let sizes = match size {
+                    tilekit::tour::Size::Quick => "small sizes (--full for GPU-sized inputs)",
+                    tilekit::tour::Size::Full => "GPU-sized inputs",
+                };
+                println!(
+                    "adapter: {} ({}); {sizes}\n",
+                    gpu.summary.name, gpu.summary.backend
+                );
+            }
             let pb = progress(10);
             let results = tilekit::tour::run_all(&gpu, size, |name| {
                 pb.set_message(name.to_string());

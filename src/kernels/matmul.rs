@@ -229,12 +229,16 @@ impl Gpu {
                     detail: format!("{count} workgroups"),
                 }
             })?;
-        let pipeline = self.pipeline(&SHADER, variant.name(), &launch.constants)?;
+        // 128-bit loads where every row of A and B starts on a 16-byte boundary.
+        let vec4 = variant == Variant::Blocked && k % 4 == 0 && n % 4 == 0;
+        let entry = if vec4 { "blocked_vec4" } else { variant.name() };
+        let pipeline = self.pipeline(&SHADER, entry, &launch.constants)?;
         let params = self.uniform(&Params { m, k, n, tiles_x });
+        let (a_at, b_at) = if vec4 { (4, 5) } else { (0, 1) };
         let step = Step::new(
             self,
             &pipeline,
-            &[(0, a.raw()), (1, b.raw()), (2, c.raw()), (3, &params)],
+            &[(a_at, a.raw()), (b_at, b.raw()), (2, c.raw()), (3, &params)],
             dispatch,
         )?;
         let timing = self.execute(&[step])?;
@@ -248,7 +252,11 @@ impl Gpu {
         Ok(MatmulRun {
             variant,
             shape,
-            tile: launch.tile,
+            tile: if vec4 {
+                format!("{} vec4", launch.tile)
+            } else {
+                launch.tile
+            },
             plan: launch.plan,
             flops: shape.flops(),
             global_loads,

@@ -41,9 +41,12 @@ t = timed(lambda: torch.sum(x))
 rows.append({"work": "torch.sum, 2^27 f32 (512 MiB)", "median_s": t, "gbps": 4 * n / t / 1e9})
 del x
 n = 1 << 28  # 1 GiB of 32-bit words, as tilekit bench's copy ceiling
-src = torch.ones(n, dtype=torch.int32, device=dev)
-dst = torch.empty_like(src)
-t = timed(lambda: dst.copy_(src))
-rows.append({"work": "device copy, 1 GiB (read + write counted)", "median_s": t, "gbps": 8 * n / t / 1e9})
+# Random words (as tilekit's ceiling), and constant ones to show what compressible data does.
+for name, src in (("random", torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device=dev)),
+                  ("all ones", torch.ones(n, dtype=torch.int32, device=dev))):
+    dst = torch.empty_like(src)
+    t = timed(lambda: dst.copy_(src))
+    rows.append({"work": f"device copy, 1 GiB of {name} (read + write counted)", "median_s": t, "gbps": 8 * n / t / 1e9})
+    del src, dst
 print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "rows": rows}, indent=1))
 sys.stdout.flush()

@@ -19,3 +19,5 @@ $bin info | tee "$out/info.txt"
 $bin bench --json "$out/bench.json" --chart "$out/roofline.svg" | tee "$out/bench.txt"
 python3 scripts/device/baseline.py | tee "$out/torch.json"
 $bin tour | tee "$out/tour.txt"
+# What wgpu's shader runtime checks cost (FINDINGS.md pitfall 3): the matmuls with them kept.
+$bin --checked bench --filter matmul | tee "$out/checked.txt"

@@ -174,6 +174,12 @@ enum RunKernel {
         #[command(flatten)]
         common: Common,
     },
+    /// Reverse N records through one workgroup pool carved into i32, f32 and byte parts.
+    Carve {
+        n: usize,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Box blur of a W×H image.
     Blur {
         sizes: Vec<usize>,
@@ -584,6 +590,28 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
                     run.timing.seconds * 1e3,
                     run.timing.clock,
                     run.gbps()
+                ),
+            );
+        }
+        RunKernel::Carve { n, common } => {
+            let ints: Vec<i32> = (0..*n as i32).map(|i| i.wrapping_mul(-7919)).collect();
+            let floats = random(*n, 10);
+            let chars: Vec<u8> = (0..4 * n).map(|i| (i * 37) as u8).collect();
+            let (out, run) = gpu.carved_reverse(&ints, &floats, &chars)?;
+            let ok = out.ints.iter().eq(ints.iter().rev())
+                && out.floats.iter().eq(floats.iter().rev())
+                && out.chars.iter().eq(chars.iter().rev());
+            if !ok {
+                return Err(Fail::Wrong("a carved part differs from the CPU".into()));
+            }
+            emit(
+                common.json,
+                json!({"kernel": "carve", "run": run, "verified": true}),
+                format!(
+                    "carved reverse of {n} records ({}): {:.3} ms ({}), verified: yes (i32, f32 and byte parts)",
+                    run.tile,
+                    run.timing.seconds * 1e3,
+                    run.timing.clock
                 ),
             );
         }

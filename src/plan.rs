@@ -290,7 +290,7 @@ impl Plan {
             let r = &c.residency;
             let _ = writeln!(
                 s,
-                "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>5.0}% {:>6.1}x {:>8.2} {}",
+                "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>5.0}% {:>6.1}x {:>8} {}",
                 c.label,
                 c.usage.workgroup_bytes,
                 c.usage.invocations,
@@ -303,7 +303,7 @@ impl Plan {
                 r.binding.name(),
                 r.occupancy * 100.0,
                 c.reuse,
-                c.score,
+                if c.refused.is_some() { "-".to_string() } else { format!("{:.2}", c.score) },
                 if i == self.chosen { "✓" } else { "" }
             );
         }

@@ -292,3 +292,51 @@ fn info_and_plan_speak_json() {
         "{text}"
     );
 }
+
+#[test]
+fn every_run_subcommand_verifies_random_data() {
+    for args in [
+        vec![
+            "run",
+            "matmul",
+            "33",
+            "17",
+            "9",
+            "--variant",
+            "tiled",
+            "--verify",
+            "--json",
+        ],
+        vec![
+            "run", "reduce", "1001", "--type", "u32", "--op", "max", "--json",
+        ],
+        vec![
+            "run",
+            "transpose",
+            "9",
+            "31",
+            "--variant",
+            "tiled",
+            "--json",
+        ],
+        vec!["run", "reverse", "64", "--variant", "static", "--json"],
+        vec!["run", "reverse", "100", "--variant", "dynamic", "--json"],
+        vec!["run", "histogram", "3001", "--variant", "global", "--json"],
+        vec!["run", "copy", "1003", "--width", "vec4", "--json"],
+        vec!["run", "carve", "77", "--json"],
+        vec!["run", "blur", "30", "20", "--radius", "2", "--json"],
+    ] {
+        let out = tilekit(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert!(
+            j["run"]["timing"]["seconds"].as_f64().unwrap() > 0.0,
+            "{args:?}"
+        );
+    }
+}

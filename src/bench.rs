@@ -236,7 +236,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
                 let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
                 let ok = !check || {
                     let c = gpu.read(&dc)?;
-                    sampled_matmul_ok(&a, &bm, &c, n)
+                    matmul::verify_sampled(&a, &bm, &c, (n, n, n), 64).is_ok()
                 };
                 Ok((run.timing.seconds, ok, run.tile))
             },
@@ -404,21 +404,6 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
         bandwidth_ceiling_gbps: bw,
         compute_ceiling_gflops: fl,
         entries: b.entries,
-    })
-}
-
-/// 64 sampled elements of C checked in f64.
-fn sampled_matmul_ok(a: &[f32], b: &[f32], c: &[f32], n: usize) -> bool {
-    let mut rng = StdRng::seed_from_u64(11);
-    (0..64).all(|_| {
-        let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
-        let (mut e, mut mag) = (0.0f64, 0.0f64);
-        for k in 0..n {
-            let p = a[i * n + k] as f64 * b[k * n + j] as f64;
-            e += p;
-            mag += p.abs();
-        }
-        ((c[i * n + j] as f64) - e).abs() <= 1e-5 * (n as f64).sqrt() * mag + 1e-30
     })
 }
 

@@ -149,7 +149,7 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     for v in matmul::Variant::ALL {
         let (c, run) = gpu.matmul_with(&a, &b, (n, n, n), v, None)?;
         let ok = if exact.is_empty() {
-            sampled_ok(&a, &b, &c, n)
+            matmul::verify_sampled(&a, &b, &c, (n, n, n), 64).is_ok()
         } else {
             matmul::verify(&c, &exact, &mag, n).is_ok()
         };
@@ -180,21 +180,6 @@ fn predicted_ratio(run: &matmul::MatmulRun) -> f64 {
         (Some(p), _) => p.choice().reuse,
         (None, _) => 1.0,
     }
-}
-
-/// Check 64 sampled elements of C in f64 (the full reference is too slow at large sizes).
-fn sampled_ok(a: &[f32], b: &[f32], c: &[f32], n: usize) -> bool {
-    let mut rng = StdRng::seed_from_u64(9);
-    (0..64).all(|_| {
-        let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
-        let (mut e, mut mag) = (0.0f64, 0.0f64);
-        for k in 0..n {
-            let p = a[i * n + k] as f64 * b[k * n + j] as f64;
-            e += p;
-            mag += p.abs();
-        }
-        ((c[i * n + j] as f64) - e).abs() <= 1e-5 * (n as f64).sqrt() * mag + 1e-30
-    })
 }
 
 /// 03: the planner under WebGPU's baseline, this adapter, and the book's device D.

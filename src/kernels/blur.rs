@@ -9,36 +9,13 @@ use serde::Serialize;
 
 const SHADER: Shader = Shader::file("blur", include_str!("../../shaders/blur.wgsl"));
 
-/// Blur kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    /// Every window pixel from global memory (fig 4.1).
-    Naive,
-    /// Tile plus halo staged in workgroup memory.
-    Tiled,
-}
-
-impl Variant {
-    /// Both.
-    pub const ALL: [Variant; 2] = [Variant::Naive, Variant::Tiled];
-    /// Name (also the entry point).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Naive => "naive",
-            Variant::Tiled => "tiled",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "blur variant",
-                got: s.into(),
-                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
+crate::kernels::named_enum! {
+    /// Blur kernels.
+    pub enum Variant ("blur variant") {
+        /// Every window pixel from global memory (fig 4.1).
+        Naive => "naive",
+        /// Tile plus halo staged in workgroup memory.
+        Tiled => "tiled",
     }
 }
 

@@ -9,36 +9,17 @@ use crate::{Error, Gpu, Result};
 const SHADER: Shader = Shader::file("histogram", include_str!("../../shaders/histogram.wgsl"));
 const WG: u32 = 256;
 
-/// Where the counting happens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Count in `array<atomic<u32>, 256>` workgroup memory, merge once per bin per workgroup.
-    Workgroup,
-    /// Every value's atomicAdd goes to the 256 global counters.
-    Global,
+crate::kernels::named_enum! {
+    /// Where the counting happens.
+    pub enum Variant ("histogram variant") {
+        /// Count in `array<atomic<u32>, 256>` workgroup memory, merge once per bin per workgroup.
+        Workgroup => "workgroup",
+        /// Every value's atomicAdd goes to the 256 global counters.
+        Global => "global",
+    }
 }
 
 impl Variant {
-    /// Both.
-    pub const ALL: [Variant; 2] = [Variant::Workgroup, Variant::Global];
-    /// Name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Workgroup => "workgroup",
-            Variant::Global => "global",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "histogram variant",
-                got: s.into(),
-                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
-    }
     fn entry(self) -> &'static str {
         match self {
             Variant::Workgroup => "workgroup_atomics",

@@ -13,41 +13,15 @@ const SHADER: Shader = Shader::file("matmul", include_str!("../../shaders/matmul
 /// The naive kernel's fixed 16×16 workgroup (`NAIVE` in the shader).
 const NAIVE: u32 = 16;
 
-/// Which kernel computes the product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    /// One invocation per element, everything from global memory (fig 4.3).
-    Naive,
-    /// TILE×TILE workgroup tiles, two barriers per phase (figs 4.16, 4.20).
-    Tiled,
-    /// BM×BN block per workgroup, TM×TN register tile per invocation.
-    Blocked,
-}
-
-impl Variant {
-    /// All variants, slowest first.
-    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::Blocked];
-
-    /// Name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Naive => "naive",
-            Variant::Tiled => "tiled",
-            Variant::Blocked => "blocked",
-        }
-    }
-
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "matmul variant",
-                got: s.to_string(),
-                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
+crate::kernels::named_enum! {
+    /// Which kernel computes the product.
+    pub enum Variant ("matmul variant") {
+        /// One invocation per element, everything from global memory (fig 4.3).
+        Naive => "naive",
+        /// TILE×TILE workgroup tiles, two barriers per phase (figs 4.16, 4.20).
+        Tiled => "tiled",
+        /// BM×BN block per workgroup, TM×TN register tile per invocation.
+        Blocked => "blocked",
     }
 }
 
@@ -342,6 +316,33 @@ pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<(
     }
     if c.len() != exact.len() {
         return Err(Error::mismatch("result length", exact.len(), c.len()));
+    }
+    Ok(())
+}
+
+/// [`verify`] on `samples` elements of C chosen from a fixed seed, for sizes where the full f64
+/// reference is too slow (the bench and the tour at GPU sizes).
+pub fn verify_sampled(
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+    (m, k, n): (usize, usize, usize),
+    samples: usize,
+) -> Result<()> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for _ in 0..samples {
+        let (i, j) = (rng.random_range(0..m), rng.random_range(0..n));
+        let (mut e, mut mag) = (0.0f64, 0.0f64);
+        for kk in 0..k {
+            let p = a[i * k + kk] as f64 * b[kk * n + j] as f64;
+            e += p;
+            mag += p.abs();
+        }
+        verify(&c[i * n + j..i * n + j + 1], &[e], &[mag], k).map_err(|_| Error::Verification {
+            what: "matmul".into(),
+            detail: format!("C[{i}][{j}] = {}, expected {e}", c[i * n + j]),
+        })?;
     }
     Ok(())
 }

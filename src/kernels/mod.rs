@@ -8,6 +8,40 @@ use crate::plan::Plan;
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
 
+/// A fieldless enum of a family's variants (or operators) with its command-line names: `ALL`
+/// (in the lesson's order), `name()` and `parse()` (a typed error lists the choices).
+macro_rules! named_enum {
+    ($(#[$m:meta])* pub enum $name:ident ($what:literal) { $($(#[$vm:meta])* $v:ident => $s:literal,)+ }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+        pub enum $name {
+            $($(#[$vm])* #[serde(rename = $s)] $v,)+
+        }
+
+        impl $name {
+            /// Every one, in the lesson's order.
+            pub const ALL: [$name; [$($s),+].len()] = [$($name::$v),+];
+
+            /// The name on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$v => $s,)+
+                }
+            }
+
+            /// Parse a name; an unknown one is a typed error listing the choices.
+            pub fn parse(s: &str) -> crate::Result<$name> {
+                $name::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| crate::Error::Unknown {
+                    what: $what,
+                    got: s.to_string(),
+                    choices: $name::ALL.iter().map(|v| v.name().to_string()).collect(),
+                })
+            }
+        }
+    };
+}
+pub(crate) use named_enum;
+
 pub mod blur;
 pub mod carve;
 pub mod histogram;
@@ -117,4 +151,31 @@ pub(crate) fn len_u32(what: &str, n: usize) -> Result<u32> {
         what: what.to_string(),
         detail: format!("{n} elements do not fit 32-bit indices"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    macro_rules! round_trip {
+        ($($t:ty),+) => {$(
+            for v in <$t>::ALL {
+                assert_eq!(<$t>::parse(v.name()).unwrap(), v);
+                assert!(v.name().chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+            }
+            assert!(<$t>::parse("no-such-name").is_err());
+        )+};
+    }
+
+    #[test]
+    fn command_line_names_round_trip() {
+        round_trip!(
+            super::matmul::Variant,
+            super::reduce::Op,
+            super::reduce::Variant,
+            super::transpose::Variant,
+            super::histogram::Variant,
+            super::wide::Width,
+            super::blur::Variant
+        );
+        assert_eq!(super::reduce::Variant::GridStride.name(), "grid-stride");
+    }
 }

@@ -68,95 +68,43 @@ impl Element for u32 {
     }
 }
 
-/// The reduction operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Op {
-    /// Sum (wrapping for integers).
-    Sum,
-    /// Minimum (NaN propagates).
-    Min,
-    /// Maximum (NaN propagates).
-    Max,
+crate::kernels::named_enum! {
+    /// The reduction operator.
+    pub enum Op ("reduce op") {
+        /// Sum (wrapping for integers).
+        Sum => "sum",
+        /// Minimum (NaN propagates).
+        Min => "min",
+        /// Maximum (NaN propagates).
+        Max => "max",
+    }
 }
 
 impl Op {
-    /// All operators.
-    pub const ALL: [Op; 3] = [Op::Sum, Op::Min, Op::Max];
     fn code(self) -> u32 {
         self as u32
     }
-    /// Name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Sum => "sum",
-            Op::Min => "min",
-            Op::Max => "max",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Op> {
-        Op::ALL
-            .into_iter()
-            .find(|o| o.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "reduce op",
-                got: s.into(),
-                choices: Op::ALL.iter().map(|o| o.name().to_string()).collect(),
-            })
-    }
 }
 
-/// The progression of the lesson, each step kept runnable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    /// reduceGmem: the tree in global memory, storage barriers between steps.
-    Global,
-    /// reduceSmem: a fixed 256-element workgroup array.
-    Workgroup,
-    /// reduceUnroll4Smem: four loads added per invocation before the tree.
-    Unroll4,
-    /// The workgroup array sized by an override constant from the planner.
-    Dynamic,
-    /// Unroll 4 with a grid-stride loop over a fixed number of workgroups (resident ones).
-    GridStride,
-    /// Grid-stride, then subgroup operations instead of the last tree steps.
-    Subgroup,
+crate::kernels::named_enum! {
+    /// The progression of the lesson, each step kept runnable.
+    pub enum Variant ("reduce variant") {
+        /// reduceGmem: the tree in global memory, storage barriers between steps.
+        Global => "global",
+        /// reduceSmem: a fixed 256-element workgroup array.
+        Workgroup => "workgroup",
+        /// reduceUnroll4Smem: four loads added per invocation before the tree.
+        Unroll4 => "unroll4",
+        /// The workgroup array sized by an override constant from the planner.
+        Dynamic => "dynamic",
+        /// Unroll 4 with a grid-stride loop over a fixed number of workgroups (resident ones).
+        GridStride => "grid-stride",
+        /// Grid-stride, then subgroup operations instead of the last tree steps.
+        Subgroup => "subgroup",
+    }
 }
 
 impl Variant {
-    /// All variants, in the lesson's order.
-    pub const ALL: [Variant; 6] = [
-        Variant::Global,
-        Variant::Workgroup,
-        Variant::Unroll4,
-        Variant::Dynamic,
-        Variant::GridStride,
-        Variant::Subgroup,
-    ];
-    /// Name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Global => "global",
-            Variant::Workgroup => "workgroup",
-            Variant::Unroll4 => "unroll4",
-            Variant::Dynamic => "dynamic",
-            Variant::GridStride => "grid-stride",
-            Variant::Subgroup => "subgroup",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "reduce variant",
-                got: s.into(),
-                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
-    }
     fn entry(self) -> &'static str {
         match self {
             Variant::Global => "global_tree",

@@ -9,38 +9,15 @@ use crate::{Error, Gpu, Result};
 
 const SHADER: Shader = Shader::file("transpose", include_str!("../../shaders/transpose.wgsl"));
 
-/// Transpose kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Coalesced reads, strided writes.
-    Naive,
-    /// Through a TILE×TILE workgroup tile: both sides coalesced, the tile read down columns.
-    Tiled,
-    /// The same with (TILE+1)-word rows: a column touches every bank once.
-    Padded,
-}
-
-impl Variant {
-    /// All variants.
-    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::Padded];
-    /// Name (also the entry point).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Naive => "naive",
-            Variant::Tiled => "tiled",
-            Variant::Padded => "padded",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "transpose variant",
-                got: s.into(),
-                choices: Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
+crate::kernels::named_enum! {
+    /// Transpose kernels.
+    pub enum Variant ("transpose variant") {
+        /// Coalesced reads, strided writes.
+        Naive => "naive",
+        /// Through a TILE×TILE workgroup tile: both sides coalesced, the tile read down columns.
+        Tiled => "tiled",
+        /// The same with (TILE+1)-word rows: a column touches every bank once.
+        Padded => "padded",
     }
 }
 

@@ -10,35 +10,13 @@ use crate::{Error, Gpu, Result};
 const SHADER: Shader = Shader::file("wide", include_str!("../../shaders/wide.wgsl"));
 const WG: u32 = 256;
 
-/// Load width.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Width {
-    /// One 32-bit word per load.
-    Scalar,
-    /// One vec4 (128 bits) per load.
-    Vec4,
-}
-
-impl Width {
-    /// Both.
-    pub const ALL: [Width; 2] = [Width::Scalar, Width::Vec4];
-    /// Name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Width::Scalar => "scalar",
-            Width::Vec4 => "vec4",
-        }
-    }
-    /// Parse a name.
-    pub fn parse(s: &str) -> Result<Width> {
-        Width::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| Error::Unknown {
-                what: "load width",
-                got: s.into(),
-                choices: Width::ALL.iter().map(|v| v.name().to_string()).collect(),
-            })
+crate::kernels::named_enum! {
+    /// Load width.
+    pub enum Width ("load width") {
+        /// One 32-bit word per load.
+        Scalar => "scalar",
+        /// One vec4 (128 bits) per load.
+        Vec4 => "vec4",
     }
 }
 

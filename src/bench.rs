@@ -105,6 +105,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 struct Bench<'a> {
+    warm_up_seconds: f64,
     cfg: Config,
     entries: Vec<Entry>,
     progress: Box<dyn FnMut(&str) + 'a>,
@@ -133,8 +134,12 @@ impl Bench<'_> {
         (self.progress)(name);
         // The first run is verified against the CPU reference; the rest are only timed.
         let (_, verified, plan) = f(true)?;
-        for _ in 1..self.cfg.warmup {
+        // Warm up by count and by time, so that the GPU's clocks are up (Gpu::warm_up_seconds).
+        let start = std::time::Instant::now();
+        let mut runs = 1;
+        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < self.warm_up_seconds {
             f(false)?;
+            runs += 1;
         }
         let mut times = Vec::with_capacity(self.cfg.repeats);
         for _ in 0..self.cfg.repeats.max(1) {
@@ -171,6 +176,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     let q = cfg.quick;
     let pick = |quick: usize, full: usize| if q { quick } else { full };
     let mut b = Bench {
+        warm_up_seconds: gpu.warm_up_seconds(),
         cfg,
         entries: vec![],
         progress: Box::new(progress),

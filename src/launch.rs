@@ -75,6 +75,45 @@ impl Step {
 }
 
 impl Gpu {
+    /// Seconds of back-to-back work before a measurement counts. GPUs lower their clocks after a
+    /// few idle seconds (while the host prepares data, say) and one short kernel does not raise
+    /// them again: on the H100 the SM clock fell from 1980 to 345 MHz after about 4 s and a vec4
+    /// copy measured 1,520 GB/s instead of 2,790 (BENCHMARKS.md). Zero on CPU adapters.
+    pub fn warm_up_seconds(&self) -> f64 {
+        if self.is_cpu() {
+            0.0
+        } else {
+            0.25
+        }
+    }
+
+    /// Run `f` back to back until the GPU has been busy for [`Gpu::warm_up_seconds`] (and at
+    /// least three times), then return the median of the last three runs by `seconds`. On a CPU
+    /// adapter, where clocks do not ramp, one run.
+    pub fn steady<R>(
+        &self,
+        mut f: impl FnMut() -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<R> {
+        if self.is_cpu() {
+            return f();
+        }
+        let start = Instant::now();
+        let mut last: std::collections::VecDeque<R> = std::collections::VecDeque::with_capacity(4);
+        loop {
+            if last.len() == 3 {
+                last.pop_front();
+            }
+            last.push_back(f()?);
+            if last.len() == 3 && start.elapsed().as_secs_f64() >= self.warm_up_seconds() {
+                break;
+            }
+        }
+        let mut v: Vec<R> = last.into_iter().collect();
+        v.sort_by(|a, b| seconds(a).total_cmp(&seconds(b)));
+        Ok(v.swap_remove(1))
+    }
+
     /// Whether runs are timed with GPU timestamps.
     pub fn clock(&self) -> Clock {
         if self.has(wgpu::Features::TIMESTAMP_QUERY) {

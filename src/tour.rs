@@ -147,7 +147,10 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     };
     let mut naive_time = 0.0;
     for v in matmul::Variant::ALL {
-        let (c, run) = gpu.matmul_with(&a, &b, (n, n, n), v, None)?;
+        let (c, run) = gpu.steady(
+            || gpu.matmul_with(&a, &b, (n, n, n), v, None),
+            |r| r.1.timing.seconds,
+        )?;
         let ok = if exact.is_empty() {
             matmul::verify_sampled(&a, &b, &c, (n, n, n), 64).is_ok()
         } else {
@@ -272,7 +275,7 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
     r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
     let n = size.pick(100_003, 64 << 20);
     let x: Vec<u32> = (0..n as u32).collect();
-    let (out, run) = gpu.reverse(&x)?;
+    let (out, run) = gpu.steady(|| gpu.reverse(&x), |r| r.1.timing.seconds)?;
     r.verified &= out
         .iter()
         .enumerate()
@@ -301,7 +304,10 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         * x.iter().map(|v| v.abs() as f64).sum::<f64>();
     let input = gpu.upload("reduce input", &x)?;
     let copy_dst = gpu.alloc::<f32>("copy", n)?;
-    let ceiling = gpu.copy_on_device(&input, &copy_dst, wide::Width::Vec4)?;
+    let ceiling = gpu.steady(
+        || gpu.copy_on_device(&input, &copy_dst, wide::Width::Vec4),
+        |r| r.timing.seconds,
+    )?;
     r.line(format!("copy ceiling (vec4): {:.1} GB/s", ceiling.gbps()));
     let mut best = 0.0f64;
     for v in reduce::Variant::ALL {
@@ -309,7 +315,10 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
             r.line("subgroup: skipped, the adapter has no SUBGROUP feature".into());
             continue;
         }
-        let (s, run) = gpu.reduce_on_device(&input, reduce::Op::Sum, v)?;
+        let (s, run) = gpu.steady(
+            || gpu.reduce_on_device(&input, reduce::Op::Sum, v),
+            |r| r.1.timing.seconds,
+        )?;
         let ok = ((s as f64) - exact).abs() <= bound;
         r.verified &= ok;
         best = best.max(run.gbps());
@@ -342,7 +351,7 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     let x = rand_f32(m * n, 6);
     let mut times = vec![];
     for v in transpose::Variant::ALL {
-        let (out, run) = gpu.transpose(&x, m, n, v, None)?;
+        let (out, run) = gpu.steady(|| gpu.transpose(&x, m, n, v, None), |r| r.1.timing.seconds)?;
         let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i] == x[i * n + j]));
         r.verified &= ok;
         times.push(run.timing.seconds);
@@ -381,7 +390,7 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
     data.iter().for_each(|&b| expected[b as usize] += 1);
     let mut t = vec![];
     for v in histogram::Variant::ALL {
-        let (h, run) = gpu.histogram_u8(&data, v)?;
+        let (h, run) = gpu.steady(|| gpu.histogram_u8(&data, v), |r| r.1.timing.seconds)?;
         r.verified &= h == expected;
         t.push(run.timing.seconds);
         r.line(format!(
@@ -408,8 +417,8 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     let sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
     let mut g = vec![];
     for w in wide::Width::ALL {
-        let (copy, run) = gpu.copy_words(&x, w)?;
-        let (s, srun) = gpu.sum_words(&x, w)?;
+        let (copy, run) = gpu.steady(|| gpu.copy_words(&x, w), |r| r.1.timing.seconds)?;
+        let (s, srun) = gpu.steady(|| gpu.sum_words(&x, w), |r| r.1.timing.seconds)?;
         r.verified &= copy == x && s == sum;
         g.push(run.gbps());
         r.line(format!(
@@ -433,7 +442,7 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let img = rand_f32(w * h, 9);
     let exact = blur::reference(&img, w, h, 2);
     for v in blur::Variant::ALL {
-        let (out, run) = gpu.blur(&img, w, h, 2, v)?;
+        let (out, run) = gpu.steady(|| gpu.blur(&img, w, h, 2, v), |r| r.1.run.timing.seconds)?;
         r.verified &= out
             .iter()
             .zip(&exact)

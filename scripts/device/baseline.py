@@ -13,10 +13,15 @@ torch.set_float32_matmul_precision("highest")
 dev = torch.device("cuda")
 
 
-def timed(fn, repeats=10, warmup=3):
-    for _ in range(warmup):
+def timed(fn, repeats=10, warmup=3, warmup_s=0.25):
+    # Warm up by count and by time, as tilekit bench does: the GPU lowers its clocks when idle.
+    import time
+    start = time.perf_counter()
+    n = 0
+    while n < warmup or time.perf_counter() - start < warmup_s:
         fn()
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        n += 1
     out = []
     for _ in range(repeats):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

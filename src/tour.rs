@@ -146,11 +146,16 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         (vec![], vec![])
     };
     let mut naive_time = 0.0;
+    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
+    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let shape = matmul::Shape::new(n, n, n)?;
     for v in matmul::Variant::ALL {
-        let (c, run) = gpu.steady(
-            || gpu.matmul_with(&a, &b, (n, n, n), v, None),
-            |r| r.1.timing.seconds,
+        gpu.poison(&dc)?;
+        let run = gpu.steady(
+            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
+            |r| r.timing.seconds,
         )?;
+        let c = gpu.read(&dc)?;
         let ok = if exact.is_empty() {
             matmul::verify_sampled(&a, &b, &c, (n, n, n), 64).is_ok()
         } else {
@@ -275,7 +280,9 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
     r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
     let n = size.pick(100_003, 64 << 20);
     let x: Vec<u32> = (0..n as u32).collect();
-    let (out, run) = gpu.steady(|| gpu.reverse(&x), |r| r.1.timing.seconds)?;
+    let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("reversed", n)?);
+    let run = gpu.steady(|| gpu.reverse_on_device(&dx, &dout), |r| r.timing.seconds)?;
+    let out = gpu.read(&dout)?;
     r.verified &= out
         .iter()
         .enumerate()
@@ -350,8 +357,14 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     let (m, n) = size.pick((300, 200), (8192, 8192));
     let x = rand_f32(m * n, 6);
     let mut times = vec![];
+    let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("transposed", m * n)?);
     for v in transpose::Variant::ALL {
-        let (out, run) = gpu.steady(|| gpu.transpose(&x, m, n, v, None), |r| r.1.timing.seconds)?;
+        gpu.poison(&dout)?;
+        let run = gpu.steady(
+            || gpu.transpose_on_device(&dx, &dout, (m, n), v, None),
+            |r| r.timing.seconds,
+        )?;
+        let out = gpu.read(&dout)?;
         let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i] == x[i * n + j]));
         r.verified &= ok;
         times.push(run.timing.seconds);
@@ -389,8 +402,12 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut expected = [0u32; 256];
     data.iter().for_each(|&b| expected[b as usize] += 1);
     let mut t = vec![];
+    let words = gpu.upload("bytes", &histogram::pack_bytes(&data))?;
     for v in histogram::Variant::ALL {
-        let (h, run) = gpu.steady(|| gpu.histogram_u8(&data, v), |r| r.1.timing.seconds)?;
+        let (h, run) = gpu.steady(
+            || gpu.histogram_on_device(&words, histogram::Values::U8(n), v),
+            |r| r.1.timing.seconds,
+        )?;
         r.verified &= h == expected;
         t.push(run.timing.seconds);
         r.line(format!(
@@ -416,9 +433,12 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         .collect();
     let sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
     let mut g = vec![];
+    let (dx, dcopy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
     for w in wide::Width::ALL {
-        let (copy, run) = gpu.steady(|| gpu.copy_words(&x, w), |r| r.1.timing.seconds)?;
-        let (s, srun) = gpu.steady(|| gpu.sum_words(&x, w), |r| r.1.timing.seconds)?;
+        gpu.poison(&dcopy)?;
+        let run = gpu.steady(|| gpu.copy_on_device(&dx, &dcopy, w), |r| r.timing.seconds)?;
+        let copy = gpu.read(&dcopy)?;
+        let (s, srun) = gpu.steady(|| gpu.sum_on_device(&dx, w), |r| r.1.timing.seconds)?;
         r.verified &= copy == x && s == sum;
         g.push(run.gbps());
         r.line(format!(
@@ -441,8 +461,17 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let (w, h) = size.pick((97, 61), (4096, 4096));
     let img = rand_f32(w * h, 9);
     let exact = blur::reference(&img, w, h, 2);
+    let (dimg, dout) = (
+        gpu.upload("image", &img)?,
+        gpu.alloc::<f32>("blurred", w * h)?,
+    );
     for v in blur::Variant::ALL {
-        let (out, run) = gpu.steady(|| gpu.blur(&img, w, h, 2, v), |r| r.1.run.timing.seconds)?;
+        gpu.poison(&dout)?;
+        let run = gpu.steady(
+            || gpu.blur_on_device(&dimg, &dout, (w, h), 2, v),
+            |r| r.run.timing.seconds,
+        )?;
+        let out = gpu.read(&dout)?;
         r.verified &= out
             .iter()
             .zip(&exact)

@@ -43,6 +43,14 @@ fn every_variant_and_tile_on_odd_shapes() {
 
 #[test]
 fn shape_errors() {
+    let g = gpu();
+    let (a, b) = (
+        g.upload("a", &[1.0f32; 6]).unwrap(),
+        g.alloc::<f32>("b", 5).unwrap(),
+    );
+    assert!(g
+        .transpose_on_device(&a, &b, (2, 3), Variant::Tiled, None)
+        .is_err());
     assert!(gpu()
         .transpose(&[1.0; 5], 2, 3, Variant::Padded, None)
         .is_err());

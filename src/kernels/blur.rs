@@ -2,6 +2,7 @@
 //! Shader: `shaders/blur.wgsl`. Tests: `tests/blur.rs`. Example: `examples/09_blur.rs`.
 
 use super::{len_u32, Run};
+use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::Kernel;
 use crate::{Error, Gpu, Result};
@@ -40,15 +41,15 @@ fn window_adds(width: u64, height: u64, r: u64) -> u64 {
 }
 
 impl Gpu {
-    /// Blur a width×height grayscale image with a (2·radius+1)² box.
-    pub fn blur(
+    /// Blur a width×height grayscale image on the device into `output`.
+    pub fn blur_on_device(
         &self,
-        image: &[f32],
-        width: usize,
-        height: usize,
+        input: &DeviceBuffer<f32>,
+        output: &DeviceBuffer<f32>,
+        (width, height): (usize, usize),
         radius: u32,
         variant: Variant,
-    ) -> Result<(Vec<f32>, BlurRun)> {
+    ) -> Result<BlurRun> {
         if width == 0 || height == 0 {
             return Err(Error::zero("image dimension"));
         }
@@ -58,12 +59,14 @@ impl Gpu {
                 what: "image".into(),
                 detail: format!("{width}×{height}"),
             })?;
-        if image.len() != pixels {
-            return Err(Error::mismatch(
-                format!("image length for {width}×{height}"),
-                pixels,
-                image.len(),
-            ));
+        for (what, len) in [("image", input.len()), ("output", output.len())] {
+            if len != pixels {
+                return Err(Error::mismatch(
+                    format!("{what} length for {width}×{height}"),
+                    pixels,
+                    len,
+                ));
+            }
         }
         if radius > 64 {
             return Err(Error::SizeOverflow {
@@ -78,8 +81,6 @@ impl Gpu {
             radius,
         })?;
         let t = plan.constant("TILE");
-        let input = self.upload("image", image)?;
-        let output = self.alloc::<f32>("blurred", pixels)?;
         let tiles_x = w.div_ceil(t);
         let tiles = tiles_x as u64 * h.div_ceil(t) as u64;
         let params = self.uniform(&[w, h, tiles_x, 0u32]);
@@ -106,14 +107,42 @@ impl Gpu {
             plan: Some(plan),
             timing,
         };
-        Ok((
-            self.read(&output)?,
-            BlurRun {
-                run,
-                global_loads,
-                ratio: adds as f64 / global_loads as f64,
-            },
-        ))
+        Ok(BlurRun {
+            run,
+            global_loads,
+            ratio: adds as f64 / global_loads as f64,
+        })
+    }
+
+    /// Blur a width×height grayscale image with a (2·radius+1)² box.
+    pub fn blur(
+        &self,
+        image: &[f32],
+        width: usize,
+        height: usize,
+        radius: u32,
+        variant: Variant,
+    ) -> Result<(Vec<f32>, BlurRun)> {
+        let pixels = width
+            .checked_mul(height)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: "image".into(),
+                detail: format!("{width}×{height}"),
+            })?;
+        if image.len() != pixels || pixels == 0 {
+            if pixels == 0 {
+                return Err(Error::zero("image dimension"));
+            }
+            return Err(Error::mismatch(
+                format!("image length for {width}×{height}"),
+                pixels,
+                image.len(),
+            ));
+        }
+        let input = self.upload("image", image)?;
+        let output = self.alloc::<f32>("blurred", pixels)?;
+        let run = self.blur_on_device(&input, &output, (width, height), radius, variant)?;
+        Ok((self.read(&output)?, run))
     }
 }
 

@@ -3,6 +3,7 @@
 //! Example: `examples/07_workgroup_atomics.rs`.
 
 use super::{len_u32, Run};
+use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::{Error, Gpu, Result};
 
@@ -28,18 +29,38 @@ impl Variant {
     }
 }
 
+/// How the values sit in the input words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// `n` bytes packed four per word, little-endian.
+    U8(usize),
+    /// `n` u32 values, binned by their low byte.
+    U32(usize),
+}
+
 impl Gpu {
-    fn histogram_words(
+    /// Count the values in `words` on the device.
+    pub fn histogram_on_device(
         &self,
-        words: &[u32],
-        n: usize,
-        packed: bool,
+        words: &DeviceBuffer<u32>,
+        values: Values,
         variant: Variant,
     ) -> Result<([u32; 256], Run)> {
-        let n32 = len_u32("histogram input", n)?;
+        let (n, packed, needed) = match values {
+            Values::U8(n) => (n, true, n.div_ceil(4)),
+            Values::U32(n) => (n, false, n),
+        };
         if n == 0 {
             return Err(Error::zero("histogram input"));
         }
+        if words.len() < needed {
+            return Err(Error::mismatch(
+                format!("histogram input words for {values:?}"),
+                needed,
+                words.len(),
+            ));
+        }
+        let n32 = len_u32("histogram input", n)?;
         let usage = crate::plan::KernelUse {
             invocations: WG,
             workgroup_bytes: 1024,
@@ -47,7 +68,6 @@ impl Gpu {
         };
         self.planner()
             .check("histogram workgroup", [WG, 1, 1], usage)?;
-        let input = self.upload("histogram input", words)?;
         // The bins accumulate, so they start at zero (not poisoned).
         let bins = self.upload("histogram bins", &[0u32; 256])?;
         let groups = self.grid_stride_groups(WG, n as u64);
@@ -59,7 +79,7 @@ impl Gpu {
                 ("WG".into(), WG as f64),
                 ("PACKED".into(), packed as u32 as f64),
             ],
-            &[(0, input.raw()), (1, bins.raw()), (2, &params)],
+            &[(0, words.raw()), (1, bins.raw()), (2, &params)],
             groups as u64,
         )?;
         let counts: [u32; 256] = self.read(&bins)?.try_into().expect("256 bins");
@@ -67,7 +87,7 @@ impl Gpu {
             kernel: "histogram",
             variant: variant.name().into(),
             elements: n as u64,
-            bytes: input.bytes() + 1024,
+            bytes: (if packed { n as u64 } else { 4 * n as u64 }) + 1024,
             tile: format!("WG={WG}, {groups} workgroups"),
             plan: None,
             timing,
@@ -77,19 +97,30 @@ impl Gpu {
 
     /// Histogram of bytes: bin = the byte's value.
     pub fn histogram_u8(&self, data: &[u8], variant: Variant) -> Result<([u32; 256], Run)> {
-        let words: Vec<u32> = data
-            .chunks(4)
-            .map(|c| {
-                let mut b = [0u8; 4];
-                b[..c.len()].copy_from_slice(c);
-                u32::from_le_bytes(b)
-            })
-            .collect();
-        self.histogram_words(&words, data.len(), true, variant)
+        if data.is_empty() {
+            return Err(Error::zero("histogram input"));
+        }
+        let words = self.upload("histogram input", &pack_bytes(data))?;
+        self.histogram_on_device(&words, Values::U8(data.len()), variant)
     }
 
     /// Histogram of u32 values binned by their low byte (`v & 0xff`).
     pub fn histogram_u32(&self, data: &[u32], variant: Variant) -> Result<([u32; 256], Run)> {
-        self.histogram_words(data, data.len(), false, variant)
+        if data.is_empty() {
+            return Err(Error::zero("histogram input"));
+        }
+        let words = self.upload("histogram input", data)?;
+        self.histogram_on_device(&words, Values::U32(data.len()), variant)
     }
+}
+
+/// Bytes packed four per u32 word, little-endian, the last word padded with zeros.
+pub fn pack_bytes(data: &[u8]) -> Vec<u32> {
+    data.chunks(4)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(b)
+        })
+        .collect()
 }

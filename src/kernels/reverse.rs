@@ -3,6 +3,7 @@
 //! Shader: `shaders/reverse.wgsl`. Tests: `tests/reverse.rs`. Example: `examples/04_reverse.rs`.
 
 use super::{len_u32, Run, Word};
+use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::{Kernel, KernelUse};
 use crate::{Error, Gpu, Result};
@@ -66,12 +67,22 @@ impl Gpu {
         self.reverse_in_place(data, "dynamic_reverse", Some(n))
     }
 
-    /// Reverse any n: each workgroup reverses one block in workgroup memory and writes it,
-    /// coalesced, to the mirrored block. The block size comes from the planner.
-    pub fn reverse<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        let n = len_u32("reverse input", data.len())?;
-        let input = self.upload("reverse input", data)?;
-        let output = self.alloc::<T>("reverse output", data.len())?;
+    /// Reverse any n on the device into `output`: each workgroup reverses one block in
+    /// workgroup memory and writes it, coalesced, to the mirrored block. The block size comes
+    /// from the planner.
+    pub fn reverse_on_device<T: Word>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &DeviceBuffer<T>,
+    ) -> Result<Run> {
+        if input.len() != output.len() {
+            return Err(Error::mismatch(
+                "reverse output length",
+                input.len(),
+                output.len(),
+            ));
+        }
+        let n = len_u32("reverse input", input.len())?;
         let plan = self.planner().plan(Kernel::Reverse { n: n as u64 })?;
         let wg = plan.constant("WG");
         let groups = n.div_ceil(wg);
@@ -83,8 +94,7 @@ impl Gpu {
             &[(1, input.raw()), (2, output.raw()), (3, &params)],
             groups as u64,
         )?;
-        let out = self.read(&output)?;
-        let run = Run {
+        Ok(Run {
             kernel: "reverse",
             variant: "block".into(),
             elements: n as u64,
@@ -92,7 +102,14 @@ impl Gpu {
             tile: format!("N={wg}"),
             plan: Some(plan),
             timing,
-        };
-        Ok((out, run))
+        })
+    }
+
+    /// Reverse any n (see [`Gpu::reverse_on_device`]).
+    pub fn reverse<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+        let input = self.upload("reverse input", data)?;
+        let output = self.alloc::<T>("reverse output", data.len())?;
+        let run = self.reverse_on_device(&input, &output)?;
+        Ok((self.read(&output)?, run))
     }
 }

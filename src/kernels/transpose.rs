@@ -3,6 +3,7 @@
 //! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
 
 use super::{len_u32, Run};
+use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::Kernel;
 use crate::{Error, Gpu, Result};
@@ -22,15 +23,15 @@ crate::kernels::named_enum! {
 }
 
 impl Gpu {
-    /// Transpose a rows×cols row-major matrix into cols×rows.
-    pub fn transpose(
+    /// Transpose a rows×cols row-major matrix on the device into `output` (cols×rows).
+    pub fn transpose_on_device(
         &self,
-        data: &[f32],
-        rows: usize,
-        cols: usize,
+        input: &DeviceBuffer<f32>,
+        output: &DeviceBuffer<f32>,
+        (rows, cols): (usize, usize),
         variant: Variant,
         tile: Option<&str>,
-    ) -> Result<(Vec<f32>, Run)> {
+    ) -> Result<Run> {
         if rows == 0 || cols == 0 {
             return Err(Error::zero("transpose dimension"));
         }
@@ -38,16 +39,16 @@ impl Gpu {
             what: "transpose".into(),
             detail: format!("{rows}×{cols}"),
         })?;
-        if data.len() != elems {
-            return Err(Error::mismatch(
-                format!("matrix length for {rows}×{cols}"),
-                elems,
-                data.len(),
-            ));
+        for (what, len) in [("input", input.len()), ("output", output.len())] {
+            if len != elems {
+                return Err(Error::mismatch(
+                    format!("transpose {what} length for {rows}×{cols}"),
+                    elems,
+                    len,
+                ));
+            }
         }
         let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
-        let input = self.upload("transpose input", data)?;
-        let output = self.alloc::<f32>("transpose output", elems)?;
         let kernel = Kernel::Transpose { m, n };
         let plan = match tile {
             Some(t) => self.planner().plan_forced(kernel, t)?,
@@ -63,8 +64,7 @@ impl Gpu {
             &[(0, input.raw()), (1, output.raw()), (2, &params)],
             tiles_x as u64 * m.div_ceil(t) as u64,
         )?;
-        let out = self.read(&output)?;
-        let run = Run {
+        Ok(Run {
             kernel: "transpose",
             variant: variant.name().into(),
             elements: elems as u64,
@@ -72,7 +72,32 @@ impl Gpu {
             tile: plan.choice().label.clone(),
             plan: Some(plan),
             timing,
-        };
-        Ok((out, run))
+        })
+    }
+
+    /// Transpose a rows×cols row-major matrix into cols×rows.
+    pub fn transpose(
+        &self,
+        data: &[f32],
+        rows: usize,
+        cols: usize,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(Vec<f32>, Run)> {
+        let elems = rows.checked_mul(cols).ok_or_else(|| Error::SizeOverflow {
+            what: "transpose".into(),
+            detail: format!("{rows}×{cols}"),
+        })?;
+        if data.len() != elems {
+            return Err(Error::mismatch(
+                format!("matrix length for {rows}×{cols}"),
+                elems,
+                data.len(),
+            ));
+        }
+        let input = self.upload("transpose input", data)?;
+        let output = self.alloc::<f32>("transpose output", elems)?;
+        let run = self.transpose_on_device(&input, &output, (rows, cols), variant, tile)?;
+        Ok((self.read(&output)?, run))
     }
 }

@@ -1,5 +1,7 @@
 # Sourced by test.sh and run.sh: make sure a Vulkan driver is there. With no GPU driver, install
 # lavapipe (Mesa's software Vulkan, which pulls in the Vulkan loader) from Debian/Ubuntu.
+# ldconfig lives in /sbin, which a non-root PATH may lack.
+export PATH="$PATH:/sbin:/usr/sbin"
 have_vulkan() {
   ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || return 1
   ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json >/dev/null 2>&1

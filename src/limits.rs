@@ -11,7 +11,7 @@ use serde::Serialize;
 /// and what-if analysis (`tilekit plan --limits webgpu-default`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
-    /// `max_compute_workgroup_storage_size`: bytes of `var<workgroup>` per workgroup.
+    /// `max_compute_workgroup_storage_size`: bytes of workgroup memory per workgroup.
     pub workgroup_storage: u32,
     /// `max_compute_invocations_per_workgroup`.
     pub invocations: u32,

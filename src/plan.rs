@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 pub struct KernelUse {
     /// Invocations (threads) per workgroup.
     pub invocations: u32,
-    /// Bytes of `var<workgroup>` per workgroup.
+    /// Bytes of workgroup memory per workgroup.
     pub workgroup_bytes: u32,
     /// Estimated 32-bit registers per invocation (0 = not counted).
     pub registers: u32,

@@ -2,7 +2,7 @@
 //!
 //! The CUDA shared-memory lessons (PMPP chapter 4, the reduction and `__shared__` articles, the
 //! CUDA Handbook's memory chapter) on portable GPU compute: WGSL compute shaders run through wgpu
-//! on Vulkan, Metal, DX12 and, headless, on lavapipe. workgroup memory is shared memory; tile
+//! on Vulkan, Metal, DX12 and, headless, on lavapipe. Workgroup memory is shared memory; tile
 //! sizes are `override` constants chosen by a [`plan::Planner`] from the adapter's limits.
 //!
 //! ```no_run

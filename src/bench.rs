@@ -184,8 +184,8 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
 
     // Ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
     let words = pick(1 << 22, 1 << 28).min((gpu.limits.max_binding_bytes() / 4) as usize);
-    // Random words: constant data (all ones, say) can copy faster than the memory allows on GPUs
-    // that compress device memory, which would inflate the ceiling (seen on the H100: BENCHMARKS.md).
+    // Random words, so that a GPU that compresses device memory cannot inflate the ceiling with
+    // constant data (on the H100 it made no difference: BENCHMARKS.md).
     let mut rng = StdRng::seed_from_u64(17);
     let words_data: Vec<u32> = (0..words).map(|_| rng.random()).collect();
     let src = gpu.upload("ceiling source", &words_data)?;

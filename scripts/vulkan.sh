@@ -3,8 +3,12 @@
 # ldconfig lives in /sbin, which a non-root PATH may lack.
 export PATH="$PATH:/sbin:/usr/sbin"
 have_vulkan() {
-  ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || return 1
-  ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json >/dev/null 2>&1
+  ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1' >/dev/null || return 1
+  local f
+  for f in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
 }
 if ! have_vulkan; then
   echo "no Vulkan driver found: installing lavapipe (mesa-vulkan-drivers)" >&2

@@ -1,8 +1,6 @@
 //! Device buffers: upload a slice, read a buffer back, poison an output before a run.
 
-use crate::dispatch::Dispatch;
 use crate::gpu::Gpu;
-use crate::launch::Step;
 use crate::pipeline::Shader;
 use crate::{Error, Result};
 use bytemuck::Pod;
@@ -59,7 +57,7 @@ impl Gpu {
                 what: what.to_string(),
                 detail: format!("{len} elements"),
             })?;
-        let l = &self.limits;
+        let l = &self.limits();
         if bytes > l.storage_binding {
             return Err(Error::BufferTooLarge {
                 what: what.to_string(),
@@ -94,7 +92,7 @@ impl Gpu {
         let buffer = self.scoped(&format!("allocating {what}"), || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(what),
-                size: Self::padded(bytes).min(self.limits.storage_binding.max(bytes)),
+                size: Self::padded(bytes).min(self.limits().storage_binding.max(bytes)),
                 usage: Self::usage(),
                 mapped_at_creation: false,
             })
@@ -111,7 +109,7 @@ impl Gpu {
     /// Upload a slice into a new storage buffer.
     pub fn upload<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
         let bytes = self.check_buffer::<T>(what, data.len())?;
-        let padded = Self::padded(bytes).min(self.limits.storage_binding.max(bytes));
+        let padded = Self::padded(bytes).min(self.limits().storage_binding.max(bytes));
         let buffer = self.scoped(&format!("uploading {what}"), || {
             if padded == bytes {
                 self.device
@@ -211,17 +209,15 @@ impl Gpu {
         value: u32,
         entry: &str,
     ) -> Result<crate::launch::Timing> {
-        let count = words.div_ceil(FILL_WG);
-        let dispatch =
-            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
-                Error::SizeOverflow {
-                    what: "fill".into(),
-                    detail: format!("{count} workgroups"),
-                }
-            })?;
-        let pipeline = self.pipeline(&FILL, entry, &[("WG".into(), FILL_WG as f64)])?;
         let params = self.uniform(&[words, value, 0, 0]);
-        let step = Step::new(self, &pipeline, &[(0, buffer), (1, &params)], dispatch)?;
-        self.execute(&[step])
+        let count = words.div_ceil(FILL_WG) as u64;
+        let constants = [("WG".to_string(), FILL_WG as f64)];
+        self.launch(
+            &FILL,
+            entry,
+            &constants,
+            &[(0, buffer), (1, &params)],
+            count,
+        )
     }
 }

@@ -39,6 +39,20 @@ impl Dispatch {
         Some(Dispatch { count, x, y })
     }
 
+    /// [`Dispatch::linear`] for `count` workgroups of the launch `what`, or a typed error when
+    /// they do not fit in 32 bits or in a square grid of `max_per_dimension`².
+    pub fn fold(what: &str, count: u64, max_per_dimension: u32) -> crate::Result<Dispatch> {
+        u32::try_from(count)
+            .ok()
+            .and_then(|c| Dispatch::linear(c, max_per_dimension))
+            .ok_or_else(|| crate::Error::SizeOverflow {
+                what: format!("{what} launch"),
+                detail: format!(
+                    "{count} workgroups exceed max_compute_workgroups_per_dimension² = {max_per_dimension}²"
+                ),
+            })
+    }
+
     /// Workgroups launched, including the idle tail of the last row.
     pub fn launched(&self) -> u64 {
         self.x as u64 * self.y as u64
@@ -72,5 +86,11 @@ mod tests {
             assert!(d.launched() - (count as u64) < d.x as u64, "{d:?}");
         }
         assert_eq!(Dispatch::linear(u32::MAX, 1000), None);
+        let e = Dispatch::fold("huge", 1 << 40, 65_535).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("max_compute_workgroups_per_dimension"),
+            "{e}"
+        );
     }
 }

@@ -106,6 +106,9 @@ pub enum Error {
         /// The valid names.
         choices: Vec<String>,
     },
+    /// Arguments that do not describe a run (the command line's own message).
+    #[error("{0}")]
+    Usage(String),
     /// wgpu reported a validation or out-of-memory error.
     #[error("GPU error in {context}: {message}")]
     Gpu {

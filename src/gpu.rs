@@ -172,8 +172,6 @@ pub struct Gpu {
     pub(crate) features: wgpu::Features,
     /// Name, backend, driver, limits, features.
     pub summary: AdapterSummary,
-    /// The adapter's compute limits.
-    pub limits: Limits,
     /// The per-multiprocessor figures the planner uses.
     pub profile: DeviceProfile,
     pub(crate) runtime_checks: bool,
@@ -234,7 +232,6 @@ impl Gpu {
             device,
             queue,
             features,
-            limits: summary.limits.clone(),
             summary,
             profile,
             runtime_checks,
@@ -242,9 +239,14 @@ impl Gpu {
         })
     }
 
+    /// The adapter's compute limits (the device was opened with all of them).
+    pub fn limits(&self) -> &Limits {
+        &self.summary.limits
+    }
+
     /// The planner for this adapter's limits and profile.
     pub fn planner(&self) -> crate::plan::Planner {
-        crate::plan::Planner::new(self.limits.clone(), self.profile.clone())
+        crate::plan::Planner::new(self.limits().clone(), self.profile.clone())
     }
 
     /// Whether the device was opened with `feature`.

@@ -3,6 +3,7 @@
 
 use crate::dispatch::Dispatch;
 use crate::gpu::Gpu;
+use crate::pipeline::Shader;
 use crate::{Error, Result};
 use serde::Serialize;
 use std::sync::Arc;
@@ -112,6 +113,22 @@ impl Gpu {
         let mut v: Vec<R> = last.into_iter().collect();
         v.sort_by(|a, b| seconds(a).total_cmp(&seconds(b)));
         Ok(v.swap_remove(1))
+    }
+
+    /// Launch `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with
+    /// `buffers` bound (binding number, buffer) to group 0, and time it.
+    pub fn launch(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        constants: &[(String, f64)],
+        buffers: &[(u32, &wgpu::Buffer)],
+        count: u64,
+    ) -> Result<Timing> {
+        let dispatch = Dispatch::fold(&shader.name, count, self.limits().workgroups_per_dimension)?;
+        let pipeline = self.pipeline(shader, entry, constants)?;
+        let step = Step::new(self, &pipeline, buffers, dispatch)?;
+        self.execute(&[step])
     }
 
     /// Whether runs are timed with GPU timestamps.

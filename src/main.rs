@@ -212,11 +212,7 @@ impl From<Error> for Fail {
 type Out = Result<(), Fail>;
 
 fn usage(msg: impl Into<String>) -> Fail {
-    Fail::Input(Error::Unknown {
-        what: "arguments",
-        got: msg.into(),
-        choices: vec![],
-    })
+    Fail::Input(Error::Usage(msg.into()))
 }
 
 fn open(cli: &Cli) -> Result<Gpu, Error> {
@@ -633,13 +629,7 @@ fn run_kernel(cli: &Cli, k: &RunKernel) -> Out {
             let v = blur::Variant::parse(variant)?;
             let (out, run) = gpu.blur(&img, w, h, *radius, v)?;
             let exact = blur::reference(&img, w, h, *radius);
-            if !out
-                .iter()
-                .zip(&exact)
-                .all(|(&g, &e)| (g as f64 - e).abs() <= 1e-5 * (1.0 + e.abs()))
-            {
-                return Err(Fail::Wrong("blur differs from the CPU reference".into()));
-            }
+            blur::verify(&out, &exact, *radius)?;
             let path = save(&common.output, &out, &[h as u64, w as u64])?;
             emit(common.json, json!({"kernel": "blur", "run": run, "verified": true, "output": path}),
                 format!("blur {w}×{h} r={radius} {} ({}): {:.3} ms ({}), ratio {:.2} adds per global load, verified: yes", v.name(), run.run.tile, run.run.timing.seconds * 1e3, run.run.timing.clock, run.ratio));
@@ -707,7 +697,11 @@ fn plan_cmd(cli: &Cli, kernel: &str, sizes: &[u64], limits: &str, json: bool) ->
         }
         "adapter" => {
             let g = open(cli)?;
-            (g.limits.clone(), g.profile.clone(), g.summary.name.clone())
+            (
+                g.limits().clone(),
+                g.profile.clone(),
+                g.summary.name.clone(),
+            )
         }
         other => {
             return Err(usage(format!(
@@ -820,11 +814,15 @@ fn main() -> ExitCode {
             }
             if let Some(p) = compare {
                 let text = std::fs::read_to_string(p).map_err(|e| io(p, e))?;
-                let earlier: tilekit::bench::Report =
-                    serde_json::from_str(&text).map_err(|e| Error::Npy {
-                        path: p.display().to_string(),
-                        message: format!("not a bench JSON file: {e}"),
-                    })?;
+                let earlier: tilekit::bench::Report = serde_json::from_str(&text).map_err(|e| {
+                    io(
+                        p,
+                        std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!("not a tilekit bench JSON file: {e}"),
+                        ),
+                    )
+                })?;
                 println!("{}", report.compare(&earlier));
             }
             if report.entries.iter().any(|e| !e.verified) {

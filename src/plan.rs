@@ -618,20 +618,11 @@ impl Planner {
             }
         };
         let c = &candidates[chosen];
-        let count = u32::try_from(c.workgroups).map_err(|_| Error::SizeOverflow {
-            what: format!("{} launch", kernel.name()),
-            detail: format!("{} workgroups", c.workgroups),
-        })?;
-        let dispatch =
-            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
-                Error::SizeOverflow {
-                    what: format!("{} launch", kernel.name()),
-                    detail: format!(
-                        "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
-                        self.limits.workgroups_per_dimension
-                    ),
-                }
-            })?;
+        let dispatch = Dispatch::fold(
+            kernel.name(),
+            c.workgroups,
+            self.limits.workgroups_per_dimension,
+        )?;
         let r = &c.residency;
         let why = if forced.is_some() {
             format!("{} was asked for and fits this adapter", c.label)

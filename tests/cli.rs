@@ -226,7 +226,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "Fortran",
     );
     // A matrix over the storage binding size: names the limit and the size.
-    let side = (((common::gpu().limits.storage_binding / 4) as f64).sqrt() as u64 + 1).to_string();
+    let side =
+        (((common::gpu().limits().storage_binding / 4) as f64).sqrt() as u64 + 1).to_string();
     refused(
         &["run", "matmul", &side, "1", &side],
         "max_storage_buffer_binding_size",

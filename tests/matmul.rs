@@ -62,7 +62,7 @@ fn every_tile(m: usize, k: usize, n: usize) -> usize {
         n: nu,
     };
     let mut tried = 0;
-    for limits in [Limits::webgpu_default(), g.limits.clone()] {
+    for limits in [Limits::webgpu_default(), g.limits().clone()] {
         let planner = Planner::new(limits, g.profile.clone());
         for (kernel, variant) in [(tiled, Variant::Tiled), (blocked, Variant::Blocked)] {
             let plan = planner.plan(kernel).unwrap();
@@ -128,7 +128,7 @@ fn bad_shapes_are_typed_errors() {
         Err(Error::SizeOverflow { .. })
     ));
     // A matrix over max_storage_buffer_binding_size.
-    let side = ((g.limits.storage_binding / 4) as f64).sqrt() as usize + 1;
+    let side = ((g.limits().storage_binding / 4) as f64).sqrt() as usize + 1;
     match g.matmul_with(&[1.0], &[1.0], (side, 1, side), Variant::Naive, None) {
         Err(Error::DimensionMismatch { .. }) => {}
         other => panic!("{other:?}"),

@@ -1,7 +1,7 @@
 //! Box blur (PMPP fig 4.1): naive, and tiled with the halo staged in workgroup memory.
 //! Shader: `shaders/blur.wgsl`. Tests: `tests/blur.rs`. Example: `examples/09_blur.rs`.
 
-use super::{len_u32, Run};
+use super::{grid_len, len_u32, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::Kernel;
@@ -50,24 +50,11 @@ impl Gpu {
         radius: u32,
         variant: Variant,
     ) -> Result<BlurRun> {
-        if width == 0 || height == 0 {
-            return Err(Error::zero("image dimension"));
-        }
-        let pixels = width
-            .checked_mul(height)
-            .ok_or_else(|| Error::SizeOverflow {
-                what: "image".into(),
-                detail: format!("{width}×{height}"),
-            })?;
-        for (what, len) in [("image", input.len()), ("output", output.len())] {
-            if len != pixels {
-                return Err(Error::mismatch(
-                    format!("{what} length for {width}×{height}"),
-                    pixels,
-                    len,
-                ));
-            }
-        }
+        let pixels = grid_len(
+            "image",
+            (width, height),
+            &[("input", input.len()), ("output", output.len())],
+        )?;
         if radius > 64 {
             return Err(Error::SizeOverflow {
                 what: "BLUR_SIZE".into(),
@@ -123,22 +110,7 @@ impl Gpu {
         radius: u32,
         variant: Variant,
     ) -> Result<(Vec<f32>, BlurRun)> {
-        let pixels = width
-            .checked_mul(height)
-            .ok_or_else(|| Error::SizeOverflow {
-                what: "image".into(),
-                detail: format!("{width}×{height}"),
-            })?;
-        if image.len() != pixels || pixels == 0 {
-            if pixels == 0 {
-                return Err(Error::zero("image dimension"));
-            }
-            return Err(Error::mismatch(
-                format!("image length for {width}×{height}"),
-                pixels,
-                image.len(),
-            ));
-        }
+        let pixels = grid_len("image", (width, height), &[("input", image.len())])?;
         let input = self.upload("image", image)?;
         let output = self.alloc::<f32>("blurred", pixels)?;
         let run = self.blur_on_device(&input, &output, (width, height), radius, variant)?;
@@ -146,21 +118,52 @@ impl Gpu {
     }
 }
 
-/// CPU reference in f64.
-pub fn reference(image: &[f32], width: usize, height: usize, radius: u32) -> Vec<f64> {
+/// The CPU reference in f64: each pixel's window average, and the mean |x| over the window
+/// (for error bounds).
+pub fn reference(image: &[f32], width: usize, height: usize, radius: u32) -> (Vec<f64>, Vec<f64>) {
     let r = radius as i64;
     let mut out = vec![0.0; width * height];
+    let mut mag = vec![0.0; width * height];
     for y in 0..height as i64 {
         for x in 0..width as i64 {
-            let (mut s, mut c) = (0.0f64, 0.0f64);
+            let (mut s, mut a, mut c) = (0.0f64, 0.0f64, 0.0f64);
             for yy in (y - r).max(0)..=(y + r).min(height as i64 - 1) {
                 for xx in (x - r).max(0)..=(x + r).min(width as i64 - 1) {
-                    s += image[(yy as usize) * width + xx as usize] as f64;
+                    let v = image[(yy as usize) * width + xx as usize] as f64;
+                    s += v;
+                    a += v.abs();
                     c += 1.0;
                 }
             }
             out[y as usize * width + x as usize] = s / c;
+            mag[y as usize * width + x as usize] = a / c;
         }
     }
-    out
+    (out, mag)
+}
+
+/// Compare a GPU blur with [`reference`]: an f32 sum of w = (2r+1)² values then a division is
+/// within 1e-6·(w·mean|x| + |avg|) of the exact average. Returns the first failure.
+pub fn verify(out: &[f32], (exact, mag): &(Vec<f64>, Vec<f64>), radius: u32) -> Result<()> {
+    let window = ((2 * radius + 1) * (2 * radius + 1)) as f64;
+    if out.len() != exact.len() {
+        return Err(Error::mismatch(
+            "blur result length",
+            exact.len(),
+            out.len(),
+        ));
+    }
+    for (i, ((&g, &e), &m)) in out.iter().zip(exact).zip(mag).enumerate() {
+        let (err, bound) = ((g as f64 - e).abs(), 1e-6 * (window * m + e.abs()) + 1e-30);
+        // NaN (a poisoned pixel left unwritten) fails too.
+        if err.is_nan() || err > bound {
+            return Err(Error::Verification {
+                what: "blur".into(),
+                detail: format!(
+                    "pixel {i}: got {g}, expected {e} (error {err:e}, bound {bound:e})"
+                ),
+            });
+        }
+    }
+    Ok(())
 }

@@ -70,7 +70,7 @@ impl Gpu {
             .check("histogram workgroup", [WG, 1, 1], usage)?;
         // The bins accumulate, so they start at zero (not poisoned).
         let bins = self.upload("histogram bins", &[0u32; 256])?;
-        let groups = self.grid_stride_groups(WG, n as u64);
+        let groups = self.grid_stride_groups(usage, n as u64);
         let params = self.params2(n32, groups);
         let timing = self.launch(
             &SHADER,

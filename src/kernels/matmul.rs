@@ -2,8 +2,7 @@
 //! Shader: `shaders/matmul.wgsl`. Tests: `tests/matmul.rs`. Example: `examples/02_tiled_matmul.rs`.
 
 use crate::buffer::DeviceBuffer;
-use crate::dispatch::Dispatch;
-use crate::launch::{Step, Timing};
+use crate::launch::Timing;
 use crate::pipeline::Shader;
 use crate::plan::{Kernel, Plan};
 use crate::{Error, Gpu, Result};
@@ -190,32 +189,18 @@ impl Gpu {
         let (bm, bn) = launch.block;
         let tiles_x = n.div_ceil(bn);
         let tiles_y = m.div_ceil(bm);
-        let count = tiles_x
-            .checked_mul(tiles_y)
-            .ok_or_else(|| Error::SizeOverflow {
-                what: "matmul launch".into(),
-                detail: format!("{tiles_x}×{tiles_y} workgroups"),
-            })?;
-        let dispatch =
-            Dispatch::linear(count, self.limits.workgroups_per_dimension).ok_or_else(|| {
-                Error::SizeOverflow {
-                    what: "matmul launch".into(),
-                    detail: format!("{count} workgroups"),
-                }
-            })?;
         // 128-bit loads where every row of A and B starts on a 16-byte boundary.
         let vec4 = variant == Variant::Blocked && k % 4 == 0 && n % 4 == 0;
         let entry = if vec4 { "blocked_vec4" } else { variant.name() };
-        let pipeline = self.pipeline(&SHADER, entry, &launch.constants)?;
         let params = self.uniform(&Params { m, k, n, tiles_x });
         let (a_at, b_at) = if vec4 { (4, 5) } else { (0, 1) };
-        let step = Step::new(
-            self,
-            &pipeline,
+        let timing = self.launch(
+            &SHADER,
+            entry,
+            &launch.constants,
             &[(a_at, a.raw()), (b_at, b.raw()), (2, c.raw()), (3, &params)],
-            dispatch,
+            tiles_x as u64 * tiles_y as u64,
         )?;
-        let timing = self.execute(&[step])?;
         // The naive kernel reads a row of A and a column of B for every element of C; the others
         // read A once per block column and B once per block row.
         let (reads_a, reads_b) = match variant {

@@ -1,9 +1,7 @@
 //! One module per kernel family; each pairs with `shaders/<family>.wgsl`, `tests/<family>.rs`
 //! and an example. Adding a family means adding those files and a `pub mod` line here.
 
-use crate::dispatch::Dispatch;
-use crate::launch::{Step, Timing};
-use crate::pipeline::Shader;
+use crate::launch::Timing;
 use crate::plan::Plan;
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
@@ -96,53 +94,48 @@ impl Run {
 }
 
 impl Gpu {
-    /// Launch `count` workgroups of `entry` (folded into 2-D) with `buffers` bound, and time it.
-    pub(crate) fn launch(
-        &self,
-        shader: &Shader,
-        entry: &str,
-        constants: &[(String, f64)],
-        buffers: &[(u32, &wgpu::Buffer)],
-        count: u64,
-    ) -> Result<Timing> {
-        let count32 = u32::try_from(count).map_err(|_| Error::SizeOverflow {
-            what: format!("{} launch", shader.name),
-            detail: format!("{count} workgroups"),
-        })?;
-        let dispatch =
-            Dispatch::linear(count32, self.limits.workgroups_per_dimension).ok_or_else(|| {
-                Error::SizeOverflow {
-                    what: format!("{} launch", shader.name),
-                    detail: format!(
-                        "{count} workgroups exceed max_compute_workgroups_per_dimension² = {}²",
-                        self.limits.workgroups_per_dimension
-                    ),
-                }
-            })?;
-        let pipeline = self.pipeline(shader, entry, constants)?;
-        let step = Step::new(self, &pipeline, buffers, dispatch)?;
-        self.execute(&[step])
-    }
-
-    /// Workgroups for a grid-stride kernel of `wg` invocations: what the device holds at once
-    /// (the planner's residency × multiprocessors), never more than the work needs.
-    pub(crate) fn grid_stride_groups(&self, wg: u32, elements: u64) -> u32 {
-        let usage = crate::plan::KernelUse {
-            invocations: wg,
-            workgroup_bytes: 1024,
-            registers: 16,
-        };
+    /// Workgroups for a grid-stride kernel whose workgroup uses `usage`, over `items` work items
+    /// (one per invocation per step): one full wave, what the device holds at once (the
+    /// planner's residency × multiprocessors, 16 where the count is unknown), never more than
+    /// the work needs.
+    pub(crate) fn grid_stride_groups(&self, usage: crate::plan::KernelUse, items: u64) -> u32 {
         let per_mp = crate::plan::residency(&self.profile, usage)
             .workgroups
             .max(1) as u64;
-        let resident = per_mp * self.profile.multiprocessors.unwrap_or(16) as u64 * 2;
-        elements.div_ceil(wg as u64).clamp(1, resident) as u32
+        let resident = per_mp * self.profile.multiprocessors.unwrap_or(16) as u64;
+        items.div_ceil(usage.invocations as u64).clamp(1, resident) as u32
     }
 
     /// The params uniform most families share: (n, groups, 0, 0).
     pub(crate) fn params2(&self, a: u32, b: u32) -> wgpu::Buffer {
         self.uniform(&[a, b, 0u32, 0u32])
     }
+}
+
+/// The element count of a `rows × cols` grid (a matrix, an image), checked: both at least 1, no
+/// overflow, and every length in `lengths` (named) equal to it.
+pub(crate) fn grid_len(
+    what: &str,
+    (rows, cols): (usize, usize),
+    lengths: &[(&str, usize)],
+) -> Result<usize> {
+    if rows == 0 || cols == 0 {
+        return Err(Error::zero(format!("{what} dimension ({rows}×{cols})")));
+    }
+    let elems = rows.checked_mul(cols).ok_or_else(|| Error::SizeOverflow {
+        what: what.to_string(),
+        detail: format!("{rows}×{cols} elements"),
+    })?;
+    for (name, len) in lengths {
+        if *len != elems {
+            return Err(Error::mismatch(
+                format!("{what} {name} length for {rows}×{cols}"),
+                elems,
+                len,
+            ));
+        }
+    }
+    Ok(elems)
 }
 
 /// `u32` from a length, or a typed error naming it.

@@ -198,10 +198,6 @@ impl Gpu {
             Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
             _ => 1,
         };
-        // Grid-stride variants launch what the device holds at once (workgroups resident per
-        // multiprocessor × multiprocessors), at least one.
-        let resident = plan.choice().residency.workgroups.max(1) as u64
-            * self.profile.multiprocessors.unwrap_or(16) as u64;
         let shader = Shader {
             name: Cow::Owned(format!("reduce<{}>", T::WGSL)),
             source: Cow::Owned(specialise(SOURCE, T::WGSL)),
@@ -233,18 +229,20 @@ impl Gpu {
         let mut bytes = 0u64;
         let size = std::mem::size_of::<T>() as u64;
         loop {
-            let per_group = wg as u64 * unroll as u64;
-            let needed = (len as u64).div_ceil(per_group);
+            let items = (len as u64).div_ceil(unroll as u64);
             let groups = match variant {
-                Variant::GridStride | Variant::Subgroup => needed.min(resident),
-                _ => needed,
-            } as u32;
+                // A fixed number of workgroups, whatever the size (src/kernels/mod.rs).
+                Variant::GridStride | Variant::Subgroup => {
+                    self.grid_stride_groups(plan.choice().usage, items)
+                }
+                _ => u32::try_from(items.div_ceil(wg as u64)).expect("n < 2^32"),
+            };
             let out = self.alloc::<T>("reduce partials", groups as usize)?;
-            let dispatch = Dispatch::linear(groups, self.limits.workgroups_per_dimension)
-                .ok_or_else(|| Error::SizeOverflow {
-                    what: "reduce launch".into(),
-                    detail: format!("{groups} workgroups"),
-                })?;
+            let dispatch = Dispatch::fold(
+                "reduce",
+                groups as u64,
+                self.limits().workgroups_per_dimension,
+            )?;
             let params = self.uniform(&Params {
                 n: len,
                 groups,

@@ -2,11 +2,11 @@
 //! bank conflicts (CUDA Handbook 8.1, `shared/seeds/004_*.txt`).
 //! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
 
-use super::{len_u32, Run};
+use super::{grid_len, len_u32, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::Kernel;
-use crate::{Error, Gpu, Result};
+use crate::{Gpu, Result};
 
 const SHADER: Shader = Shader::file("transpose", include_str!("../../shaders/transpose.wgsl"));
 
@@ -32,22 +32,11 @@ impl Gpu {
         variant: Variant,
         tile: Option<&str>,
     ) -> Result<Run> {
-        if rows == 0 || cols == 0 {
-            return Err(Error::zero("transpose dimension"));
-        }
-        let elems = rows.checked_mul(cols).ok_or_else(|| Error::SizeOverflow {
-            what: "transpose".into(),
-            detail: format!("{rows}×{cols}"),
-        })?;
-        for (what, len) in [("input", input.len()), ("output", output.len())] {
-            if len != elems {
-                return Err(Error::mismatch(
-                    format!("transpose {what} length for {rows}×{cols}"),
-                    elems,
-                    len,
-                ));
-            }
-        }
+        let elems = grid_len(
+            "transpose",
+            (rows, cols),
+            &[("input", input.len()), ("output", output.len())],
+        )?;
         let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
         let kernel = Kernel::Transpose { m, n };
         let plan = match tile {
@@ -84,17 +73,7 @@ impl Gpu {
         variant: Variant,
         tile: Option<&str>,
     ) -> Result<(Vec<f32>, Run)> {
-        let elems = rows.checked_mul(cols).ok_or_else(|| Error::SizeOverflow {
-            what: "transpose".into(),
-            detail: format!("{rows}×{cols}"),
-        })?;
-        if data.len() != elems {
-            return Err(Error::mismatch(
-                format!("matrix length for {rows}×{cols}"),
-                elems,
-                data.len(),
-            ));
-        }
+        let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;
         let input = self.upload("transpose input", data)?;
         let output = self.alloc::<f32>("transpose output", elems)?;
         let run = self.transpose_on_device(&input, &output, (rows, cols), variant, tile)?;

@@ -5,6 +5,7 @@
 use super::{len_u32, Run, Word};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
+use crate::plan::KernelUse;
 use crate::{Error, Gpu, Result};
 
 const SHADER: Shader = Shader::file("wide", include_str!("../../shaders/wide.wgsl"));
@@ -20,7 +21,50 @@ crate::kernels::named_enum! {
     }
 }
 
+/// One workgroup of the wide kernels: 256 invocations and one atomic word.
+const USAGE: KernelUse = KernelUse {
+    invocations: WG,
+    workgroup_bytes: 4,
+    registers: 16,
+};
+
 impl Gpu {
+    /// Launch `<kernel>_<width>` over `src` (bound at 0 as words, at 2 as vec4s) with `out`
+    /// bound at `out_at[0]` for the scalar entry and `out_at[1]` for the vec4 one.
+    fn wide(
+        &self,
+        kernel: &'static str,
+        width: Width,
+        src: &DeviceBuffer<impl Word>,
+        out: &wgpu::Buffer,
+        out_at: [u32; 2],
+        bytes: u64,
+    ) -> Result<Run> {
+        let n = len_u32(kernel, src.len())?;
+        let (src_at, out_at, per) = match width {
+            Width::Scalar => (0, out_at[0], 1),
+            Width::Vec4 => (2, out_at[1], 4),
+        };
+        let groups = self.grid_stride_groups(USAGE, (n as u64).div_ceil(per));
+        let params = self.params2(n, groups);
+        let timing = self.launch(
+            &SHADER,
+            &format!("{kernel}_{}", width.name()),
+            &[("WG".into(), WG as f64)],
+            &[(src_at, src.raw()), (out_at, out), (4, &params)],
+            groups as u64,
+        )?;
+        Ok(Run {
+            kernel,
+            variant: width.name().into(),
+            elements: n as u64,
+            bytes,
+            tile: format!("WG={WG}, {groups} workgroups"),
+            plan: None,
+            timing,
+        })
+    }
+
     /// Copy `src` into `dst` (same length) on the device.
     pub fn copy_on_device<T: Word>(
         &self,
@@ -35,33 +79,7 @@ impl Gpu {
                 dst.len(),
             ));
         }
-        let n = len_u32("copy", src.len())?;
-        let per = if width == Width::Vec4 { 4 } else { 1 };
-        let groups = self.grid_stride_groups(WG, (n as u64).div_ceil(per));
-        let params = self.params2(n, groups);
-        let (entry, bindings) = match width {
-            Width::Scalar => (
-                "copy_scalar",
-                [(0, src.raw()), (1, dst.raw()), (4, &params)],
-            ),
-            Width::Vec4 => ("copy_vec4", [(2, src.raw()), (3, dst.raw()), (4, &params)]),
-        };
-        let timing = self.launch(
-            &SHADER,
-            entry,
-            &[("WG".into(), WG as f64)],
-            &bindings,
-            groups as u64,
-        )?;
-        Ok(Run {
-            kernel: "copy",
-            variant: width.name().into(),
-            elements: n as u64,
-            bytes: 2 * src.bytes(),
-            tile: format!("WG={WG}, {groups} workgroups"),
-            plan: None,
-            timing,
-        })
+        self.wide("copy", width, src, dst.raw(), [1, 3], 2 * src.bytes())
     }
 
     /// Copy a slice through the device.
@@ -74,34 +92,8 @@ impl Gpu {
 
     /// Sum of u32 values (wrapping modulo 2³²) on the device.
     pub fn sum_on_device(&self, src: &DeviceBuffer<u32>, width: Width) -> Result<(u32, Run)> {
-        let n = len_u32("sum", src.len())?;
-        let per = if width == Width::Vec4 { 4 } else { 1 };
-        let groups = self.grid_stride_groups(WG, (n as u64).div_ceil(per));
-        let params = self.params2(n, groups);
         let total = self.upload("sum total", &[0u32])?;
-        let (entry, bindings) = match width {
-            Width::Scalar => (
-                "sum_scalar",
-                [(0, src.raw()), (4, &params), (5, total.raw())],
-            ),
-            Width::Vec4 => ("sum_vec4", [(2, src.raw()), (4, &params), (5, total.raw())]),
-        };
-        let timing = self.launch(
-            &SHADER,
-            entry,
-            &[("WG".into(), WG as f64)],
-            &bindings,
-            groups as u64,
-        )?;
-        let run = Run {
-            kernel: "sum",
-            variant: width.name().into(),
-            elements: n as u64,
-            bytes: src.bytes() + 4,
-            tile: format!("WG={WG}, {groups} workgroups"),
-            plan: None,
-            timing,
-        };
+        let run = self.wide("sum", width, src, total.raw(), [5, 5], src.bytes() + 4)?;
         Ok((self.read(&total)?[0], run))
     }
 

@@ -1,8 +1,8 @@
 //! Lesson 02 (PMPP 4.2-4.6): naive vs tiled matrix multiply: global loads, the compute-to-global-memory-access ratio, time and speed-up.
 //!
 //! Run: `cargo run --release --example 02_tiled_matmul` (add `-- --quick` for small sizes, as on lavapipe).
-//! The lesson is `tilekit::tour::tiled_matmul` in `src/tour.rs`; its kernels are in `shaders/`.
+//! The lesson is `src/kernels/matmul/lesson.rs`, beside its kernels; `tilekit tour` runs it as lesson 02.
 
 fn main() {
-    tilekit::tour::example(tilekit::tour::tiled_matmul);
+    tilekit::tour::example(2);
 }

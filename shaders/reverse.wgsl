@@ -1,5 +1,8 @@
 // Reverse an array through workgroup memory (Mark Harris, "Using shared memory in CUDA C/C++",
-// shared/seeds/003_*.txt). Values are moved as 32-bit words, so one kernel serves f32, i32, u32.
+// shared/seeds/003_*.txt). Values are moved as raw bits: the block reverse's element is this alias,
+// `u32` for 4-byte elements (f32, i32, u32) and `vec2<u32>` for 8-byte ones (f64); the host builds
+// the file once per width by replacing this line. The article's static and dynamic cases use u32.
+alias Elem = u32;
 
 struct Params {
     n: u32,       // elements
@@ -9,8 +12,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;  // in place (static, dynamic)
-@group(0) @binding(1) var<storage, read> input: array<u32>;       // block reverse
-@group(0) @binding(2) var<storage, read_write> output: array<u32>;
+@group(0) @binding(1) var<storage, read> input: array<Elem>;      // block reverse
+@group(0) @binding(2) var<storage, read_write> output: array<Elem>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 // ---- static: `__shared__ int s[64]`, one workgroup of 64, the article's exact case.
@@ -30,6 +33,7 @@ fn static_reverse(@builtin(local_invocation_index) t: u32) {
 // checked it against the adapter's limits.
 override N: u32 = 64u;
 var<workgroup> s_dyn: array<u32, N>;
+var<workgroup> s_block: array<Elem, N>;
 
 @compute @workgroup_size(N)
 fn dynamic_reverse(@builtin(local_invocation_index) t: u32) {
@@ -48,11 +52,11 @@ fn block_reverse(@builtin(workgroup_id) wid: vec3<u32>,
     let g = wid.x + wid.y * nwg.x;
     let i = g * N + t;
     if (g < params.groups && i < params.n) {
-        s_dyn[t] = input[i];
+        s_block[t] = input[i];
     }
     workgroupBarrier();
     let src = g * N + (N - 1u - t);
     if (g < params.groups && src < params.n) {
-        output[params.n - 1u - src] = s_dyn[N - 1u - t];
+        output[params.n - 1u - src] = s_block[N - 1u - t];
     }
 }

@@ -1,7 +1,10 @@
-// Transpose an M×N f32 matrix (row-major) into N×M: naive, through a workgroup tile, and through
-// a tile whose rows are padded by one word (CUDA Handbook 8.1, shared/seeds/004_*.txt: a 32×32
+// Transpose an M×N matrix (row-major) into N×M: naive, through a workgroup tile, and through
+// a tile whose rows are padded by one element (CUDA Handbook 8.1, shared/seeds/004_*.txt: a 32×32
 // tile read by column hits one bank 32 times; 33-word rows put each element of a column in a
 // different bank). Workgroups are TILE×ROWS; each invocation moves TILE/ROWS elements.
+// Elements move as raw bits: this alias is `u32` for 4-byte elements (f32, i32, u32) and
+// `vec2<u32>` for 8-byte ones (f64); the host builds the file once per width.
+alias Elem = u32;
 
 struct Params {
     rows: u32,     // M
@@ -10,15 +13,15 @@ struct Params {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> input: array<f32>;
-@group(0) @binding(1) var<storage, read_write> output: array<f32>;
+@group(0) @binding(0) var<storage, read> input: array<Elem>;
+@group(0) @binding(1) var<storage, read_write> output: array<Elem>;
 @group(0) @binding(2) var<uniform> params: Params;
 
 override TILE: u32 = 32u;
 override ROWS: u32 = 8u;
 
-var<workgroup> tile: array<f32, TILE * TILE>;
-var<workgroup> tile_padded: array<f32, TILE * (TILE + 1u)>;
+var<workgroup> tile: array<Elem, TILE * TILE>;
+var<workgroup> tile_padded: array<Elem, TILE * (TILE + 1u)>;
 
 fn origin(wid: vec3<u32>, nwg: vec3<u32>) -> vec2<u32> {
     let t = wid.x + wid.y * nwg.x;
@@ -46,7 +49,7 @@ fn load_tile(o: vec2<u32>, lid: vec3<u32>, padded: bool) {
     for (var j = 0u; j < TILE; j += ROWS) {
         let r = o.y + lid.y + j;
         let c = o.x + lid.x;
-        var v = 0.0;
+        var v = Elem();
         if (r < params.rows && c < params.cols) {
             v = input[r * params.cols + c];
         }
@@ -64,7 +67,7 @@ fn store_tile(o: vec2<u32>, lid: vec3<u32>, padded: bool) {
         // Output row = input column; read the tile down a column (the bank-conflict access).
         let out_r = o.x + lid.y + j;
         let out_c = o.y + lid.x;
-        var v: f32;
+        var v: Elem;
         if (padded) {
             v = tile_padded[lid.x * stride + lid.y + j];
         } else {

@@ -1,8 +1,11 @@
 //! `tilekit bench`: every kernel against the adapter's ceilings measured in the same run.
-//! Protocol: warm-up runs, then the median and the spread of repeats; GPU timestamps where the
-//! adapter has them. Sizes are scaled for `--quick` (lavapipe) or a discrete GPU.
+//! Protocol: the first run verified against the CPU reference, warm-up runs until the GPU has
+//! been busy for [`Gpu::warm_up_seconds`], then the median and the spread of repeats; GPU
+//! timestamps where the adapter has them. Sizes are scaled for `--quick` (lavapipe) or a
+//! discrete GPU. The ceilings are here; every family adds its cases (`src/kernels/F/bench.rs`).
 
-use crate::kernels::{blur, histogram, matmul, reduce, transpose, wide};
+use crate::cli::units;
+use crate::kernels::{wide, FAMILIES};
 use crate::launch::Clock;
 use crate::pipeline::Shader;
 use crate::{Error, Gpu, Result};
@@ -40,18 +43,19 @@ impl Config {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Bound {
-    /// Memory bandwidth (GB/s).
+    /// Memory bandwidth.
     Memory,
-    /// Arithmetic (GFLOP/s).
+    /// Arithmetic.
     Compute,
 }
 
-/// One kernel's result.
+/// One kernel's result (JSON in SI base units: seconds, bytes per second, operations per
+/// second).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Entry {
     /// `family/variant`.
     pub name: String,
-    /// Problem size in words.
+    /// Problem size.
     pub size: String,
     /// The plan or tile that ran.
     pub plan: String,
@@ -65,33 +69,74 @@ pub struct Entry {
     pub bytes: u64,
     /// Operations per run (2·M·N·K for matmul, one per element otherwise).
     pub ops: u64,
-    /// GB/s at the median.
-    pub gbps: f64,
-    /// Operations/s at the median, in G.
-    pub gops: f64,
+    /// Bytes per second at the median.
+    #[serde(default)]
+    pub bytes_per_second: f64,
+    /// Operations per second at the median.
+    #[serde(default)]
+    pub ops_per_second: f64,
     /// Which ceiling applies.
     pub bound: Bound,
     /// Percent of that ceiling.
     pub percent_of_ceiling: f64,
     /// The result matched the CPU reference.
     pub verified: bool,
+    /// GB/s, as files written before schema 1 had it (read only).
+    #[serde(default, skip_serializing)]
+    gbps: Option<f64>,
+    /// G op/s, as files written before schema 1 had it (read only).
+    #[serde(default, skip_serializing)]
+    gops: Option<f64>,
 }
 
 /// A whole bench run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
+    /// The JSON shape's version ([`crate::cli::SCHEMA`]); 0 for files written before it had
+    /// one.
+    #[serde(default)]
+    pub schema: u32,
     /// Adapter name.
     pub adapter: String,
     /// Backend and driver.
     pub driver: String,
     /// Clock used.
     pub clock: String,
-    /// Copy ceiling, GB/s.
-    pub bandwidth_ceiling_gbps: f64,
-    /// FMA ceiling, GFLOP/s.
-    pub compute_ceiling_gflops: f64,
+    /// Copy ceiling, bytes per second.
+    #[serde(default)]
+    pub bandwidth_ceiling: f64,
+    /// FMA ceiling, FLOP per second.
+    #[serde(default)]
+    pub compute_ceiling: f64,
     /// Every kernel.
     pub entries: Vec<Entry>,
+    #[serde(default, skip_serializing)]
+    bandwidth_ceiling_gbps: Option<f64>,
+    #[serde(default, skip_serializing)]
+    compute_ceiling_gflops: Option<f64>,
+}
+
+impl Report {
+    /// Read a report written by `tilekit bench --json` (any schema version).
+    pub fn from_json(text: &str) -> std::result::Result<Report, serde_json::Error> {
+        let mut r: Report = serde_json::from_str(text)?;
+        // Schema 0 kept GB/s and G op/s.
+        if let Some(g) = r.bandwidth_ceiling_gbps {
+            r.bandwidth_ceiling = g * 1e9;
+        }
+        if let Some(g) = r.compute_ceiling_gflops {
+            r.compute_ceiling = g * 1e9;
+        }
+        for e in &mut r.entries {
+            if let Some(g) = e.gbps {
+                e.bytes_per_second = g * 1e9;
+            }
+            if let Some(g) = e.gops {
+                e.ops_per_second = g * 1e9;
+            }
+        }
+        Ok(r)
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -104,24 +149,49 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-struct Bench<'a> {
-    warm_up_seconds: f64,
-    cfg: Config,
+/// A bench run in progress: the families add their cases with [`Bench::measure`].
+pub struct Bench<'a> {
+    /// The GPU.
+    pub gpu: &'a Gpu,
+    /// The settings.
+    pub cfg: Config,
     entries: Vec<Entry>,
     progress: Box<dyn FnMut(&str) + 'a>,
 }
 
+/// What one measured call returns: seconds, whether it verified, the plan it ran.
+pub type Sample = (f64, bool, String);
+
 impl Bench<'_> {
-    /// Time `f` (which returns seconds and whether its result verified) and record it.
+    /// `quick` in quick mode, else `full`.
+    pub fn pick<T>(&self, quick: T, full: T) -> T {
+        if self.cfg.quick {
+            quick
+        } else {
+            full
+        }
+    }
+
+    /// Whether any case whose name starts with `prefix` passes the filter (so a family skips
+    /// preparing inputs nobody will time).
+    pub fn wants(&self, prefix: &str) -> bool {
+        match &self.cfg.filter {
+            None => true,
+            Some(f) => prefix.contains(f.as_str()) || f.contains(prefix.trim_end_matches('/')),
+        }
+    }
+
+    /// Time `f` (which returns seconds, whether its result verified and its plan; its argument
+    /// says whether this run is the one to verify) and record it.
     #[allow(clippy::too_many_arguments)]
-    fn measure(
+    pub fn measure(
         &mut self,
         name: &str,
         size: String,
         bytes: u64,
         ops: u64,
         bound: Bound,
-        mut f: impl FnMut(bool) -> Result<(f64, bool, String)>,
+        mut f: impl FnMut(bool) -> Result<Sample>,
     ) -> Result<()> {
         if self
             .cfg
@@ -137,7 +207,7 @@ impl Bench<'_> {
         // Warm up by count and by time, so that the GPU's clocks are up (Gpu::warm_up_seconds).
         let start = std::time::Instant::now();
         let mut runs = 1;
-        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < self.warm_up_seconds {
+        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < self.gpu.warm_up_seconds() {
             f(false)?;
             runs += 1;
         }
@@ -156,34 +226,29 @@ impl Bench<'_> {
             repeats_s,
             bytes,
             ops,
-            gbps: bytes as f64 / med / 1e9,
-            gops: ops as f64 / med / 1e9,
+            bytes_per_second: bytes as f64 / med,
+            ops_per_second: ops as f64 / med,
             bound,
             percent_of_ceiling: 0.0,
             verified,
+            gbps: None,
+            gops: None,
         });
         Ok(())
     }
 }
 
-fn rand_f32(n: usize, seed: u64) -> Vec<f32> {
-    let mut r = StdRng::seed_from_u64(seed);
-    (0..n).map(|_| r.random_range(-1.0f32..1.0)).collect()
+/// Random f32 in [-1, 1) from a fixed seed (the bench's inputs).
+pub fn rand_f32(n: usize, seed: u64) -> Vec<f32> {
+    crate::cli::random_f32(n, seed)
 }
 
-/// Run the bench. `progress` is told each kernel's name as it starts.
-pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Result<Report> {
-    let q = cfg.quick;
-    let pick = |quick: usize, full: usize| if q { quick } else { full };
-    let mut b = Bench {
-        warm_up_seconds: gpu.warm_up_seconds(),
-        cfg,
-        entries: vec![],
-        progress: Box::new(progress),
-    };
-
-    // Ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
-    let words = pick(1 << 22, 1 << 28).min((gpu.limits().max_binding_bytes() / 4) as usize);
+/// The ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
+fn ceilings(b: &mut Bench<'_>) -> Result<()> {
+    let gpu = b.gpu;
+    let words = b
+        .pick(1 << 22, 1 << 28)
+        .min((gpu.limits().max_binding_bytes() / 4) as usize);
     // Random words, so that a GPU that compresses device memory cannot inflate the ceiling with
     // constant data (on the H100 it made no difference: BENCHMARKS.md).
     let mut rng = StdRng::seed_from_u64(17);
@@ -202,7 +267,8 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
             Ok((r.timing.seconds, true, r.tile))
         },
     )?;
-    let (iters, groups) = (pick(256, 4096) as u32, pick(64, 132 * 64) as u32);
+    drop((src, dst));
+    let (iters, groups) = (b.pick(256, 4096) as u32, b.pick(64, 132 * 64) as u32);
     let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256)?;
     let params = gpu.uniform(&[iters, groups, 0.999_999f32.to_bits(), 0]);
     let fma_ops = groups as u64 * 256 * iters as u64 * 8 * 2;
@@ -217,243 +283,92 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
                 &CEILING,
                 "fma_chains",
                 &[("WG".into(), 256.0)],
-                &[(0, sink.raw()), (1, &params)],
+                &[(0, sink.bind()), (1, params.bind())],
                 groups as u64,
             )?;
             Ok((t.seconds, true, "WG=256, 8 chains".into()))
         },
-    )?;
-    drop((src, dst));
+    )
+}
 
-    // Matmul.
-    let n = pick(128, 4096);
-    let (a, bm) = (rand_f32(n * n, 1), rand_f32(n * n, 2));
-    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-    let dc = gpu.alloc::<f32>("C", n * n)?;
-    let shape = matmul::Shape::new(n, n, n)?;
-    for v in matmul::Variant::ALL {
-        b.measure(
-            &format!("matmul/{}", v.name()),
-            format!("{n}³"),
-            12 * (n * n) as u64,
-            shape.flops(),
-            Bound::Compute,
-            |check| {
-                let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
-                let ok = !check || {
-                    let c = gpu.read(&dc)?;
-                    matmul::verify_sampled(&a, &bm, &c, (n, n, n), 64).is_ok()
-                };
-                Ok((run.timing.seconds, ok, run.tile))
-            },
-        )?;
-    }
-    drop((da, db, dc));
-
-    // Reductions.
-    let n = pick(1 << 20, 1 << 27).min((gpu.limits().max_binding_bytes() / 4) as usize);
-    let x = rand_f32(n, 3);
-    let exact: f64 = x.iter().map(|&v| v as f64).sum();
-    let bound = ((n as f64).log2().ceil() + 2.0)
-        * 2f64.powi(-24)
-        * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-    let dx = gpu.upload("reduce input", &x)?;
-    for v in reduce::Variant::ALL {
-        if v == reduce::Variant::Subgroup && !gpu.has(wgpu::Features::SUBGROUP) {
-            continue;
+/// Run the bench: the ceilings, then every family's cases. `progress` is told each kernel's
+/// name as it starts.
+pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Result<Report> {
+    let mut b = Bench {
+        gpu,
+        cfg,
+        entries: vec![],
+        progress: Box::new(progress),
+    };
+    // The ceilings always run: every figure sits beside them.
+    let filter = b.cfg.filter.take();
+    ceilings(&mut b)?;
+    b.cfg.filter = filter;
+    for f in FAMILIES {
+        if b.wants(f.name()) || b.cfg.filter.is_some() {
+            f.bench(&mut b)?;
         }
-        b.measure(
-            &format!("reduce/{}", v.name()),
-            format!("{n}"),
-            4 * n as u64,
-            n as u64,
-            Bound::Memory,
-            |_| {
-                let (s, run) = gpu.reduce_on_device(&dx, reduce::Op::Sum, v)?;
-                Ok((
-                    run.timing.seconds,
-                    ((s as f64) - exact).abs() <= bound,
-                    format!("WG={} launches={}", run.workgroup, run.launches),
-                ))
-            },
-        )?;
     }
-    let u: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
-    let usum = u.iter().fold(0u32, |a, b| a.wrapping_add(*b));
-    let du = gpu.upload("sum input", &u)?;
-    for w in wide::Width::ALL {
-        b.measure(
-            &format!("sum-u32/{}", w.name()),
-            format!("{n}"),
-            4 * n as u64,
-            n as u64,
-            Bound::Memory,
-            |_| {
-                let (s, run) = gpu.sum_on_device(&du, w)?;
-                Ok((run.timing.seconds, s == usum, run.tile))
-            },
-        )?;
-    }
-    let dcopy = gpu.alloc::<u32>("copy", n)?;
-    for w in wide::Width::ALL {
-        b.measure(
-            &format!("copy/{}", w.name()),
-            format!("{n}"),
-            8 * n as u64,
-            n as u64,
-            Bound::Memory,
-            |check| {
-                let run = gpu.copy_on_device(&du, &dcopy, w)?;
-                let ok = !check || gpu.read(&dcopy)? == u;
-                Ok((run.timing.seconds, ok, run.tile))
-            },
-        )?;
-    }
-    drop((dx, du, dcopy));
-
-    // Reverse, transpose, histogram, blur: inputs uploaded once, only the kernels timed.
-    let n = pick(1 << 20, 1 << 26);
-    let r: Vec<u32> = (0..n as u32).collect();
-    let (dr, drout) = (
-        gpu.upload("reverse input", &r)?,
-        gpu.alloc::<u32>("reversed", n)?,
-    );
-    b.measure(
-        "reverse/block",
-        format!("{n}"),
-        8 * n as u64,
-        n as u64,
-        Bound::Memory,
-        |check| {
-            let run = gpu.reverse_on_device(&dr, &drout)?;
-            let ok = !check
-                || gpu
-                    .read(&drout)?
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &v)| v as usize == n - 1 - i);
-            Ok((run.timing.seconds, ok, run.tile))
-        },
-    )?;
-    drop((dr, drout));
-    let side = pick(512, 8192);
-    let t = rand_f32(side * side, 4);
-    let (dt, dtout) = (
-        gpu.upload("transpose input", &t)?,
-        gpu.alloc::<f32>("transposed", side * side)?,
-    );
-    for v in transpose::Variant::ALL {
-        let bytes = 8 * (side * side) as u64;
-        b.measure(
-            &format!("transpose/{}", v.name()),
-            format!("{side}²"),
-            bytes,
-            (side * side) as u64,
-            Bound::Memory,
-            |check| {
-                let run = gpu.transpose_on_device(&dt, &dtout, (side, side), v, None)?;
-                let ok = !check || {
-                    let out = gpu.read(&dtout)?;
-                    (0..side).all(|i| (0..side).all(|j| out[j * side + i] == t[i * side + j]))
-                };
-                Ok((run.timing.seconds, ok, run.tile))
-            },
-        )?;
-    }
-    drop((dt, dtout));
-    let n = pick(1 << 20, 1 << 28);
-    let mut rng = StdRng::seed_from_u64(5);
-    let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
-    let mut expected = [0u32; 256];
-    bytes.iter().for_each(|&v| expected[v as usize] += 1);
-    let words = gpu.upload("histogram input", &histogram::pack_bytes(&bytes))?;
-    drop(bytes);
-    for v in histogram::Variant::ALL {
-        b.measure(
-            &format!("histogram/{}", v.name()),
-            format!("{n} bytes"),
-            n as u64,
-            n as u64,
-            Bound::Memory,
-            |_| {
-                let (h, run) = gpu.histogram_on_device(&words, histogram::Values::U8(n), v)?;
-                Ok((run.timing.seconds, h == expected, run.tile))
-            },
-        )?;
-    }
-    drop(words);
-    let side = pick(256, 4096);
-    let img = rand_f32(side * side, 6);
-    let exact = blur::reference(&img, side, side, 2);
-    let (dimg, dblur) = (
-        gpu.upload("image", &img)?,
-        gpu.alloc::<f32>("blurred", side * side)?,
-    );
-    for v in blur::Variant::ALL {
-        let (bytes, ops) = (8 * (side * side) as u64, 25 * (side * side) as u64);
-        b.measure(
-            &format!("blur-r2/{}", v.name()),
-            format!("{side}²"),
-            bytes,
-            ops,
-            Bound::Memory,
-            |check| {
-                let run = gpu.blur_on_device(&dimg, &dblur, (side, side), 2, v)?;
-                let ok = !check || blur::verify(&gpu.read(&dblur)?, &exact, 2).is_ok();
-                Ok((run.run.timing.seconds, ok, run.run.tile))
-            },
-        )?;
-    }
-
     let find = |name: &str| b.entries.iter().find(|e| e.name == name);
-    let bw = find("ceiling/copy-vec4").map_or(0.0, |e| e.gbps);
-    let fl = find("ceiling/fma").map_or(0.0, |e| e.gops);
+    let bw = find("ceiling/copy-vec4").map_or(0.0, |e| e.bytes_per_second);
+    let fl = find("ceiling/fma").map_or(0.0, |e| e.ops_per_second);
     for e in &mut b.entries {
         e.percent_of_ceiling = match e.bound {
-            Bound::Memory if bw > 0.0 => 100.0 * e.gbps / bw,
-            Bound::Compute if fl > 0.0 => 100.0 * e.gops / fl,
+            Bound::Memory if bw > 0.0 => 100.0 * e.bytes_per_second / bw,
+            Bound::Compute if fl > 0.0 => 100.0 * e.ops_per_second / fl,
             _ => 0.0,
         };
     }
     let s = &gpu.summary;
     Ok(Report {
+        schema: crate::cli::SCHEMA,
         adapter: s.name.clone(),
         driver: format!("{} {} {}", s.backend, s.driver, s.driver_info),
         clock: gpu.clock().to_string(),
-        bandwidth_ceiling_gbps: bw,
-        compute_ceiling_gflops: fl,
+        bandwidth_ceiling: bw,
+        compute_ceiling: fl,
         entries: b.entries,
+        bandwidth_ceiling_gbps: None,
+        compute_ceiling_gflops: None,
     })
 }
 
 impl Report {
-    /// The terminal table.
+    /// The terminal table (figures in units that fit them).
     pub fn table(&self) -> String {
         use std::fmt::Write as _;
         let mut s = format!(
-            "adapter: {} | {} | timing: {}\nceilings: copy {:.1} GB/s, FMA {:.1} GFLOP/s\n",
+            "adapter: {} | {} | timing: {}\nceilings: copy {}, FMA {}\n",
             self.adapter,
             self.driver,
             self.clock,
-            self.bandwidth_ceiling_gbps,
-            self.compute_ceiling_gflops
+            units::bandwidth(self.bandwidth_ceiling),
+            units::flops(self.compute_ceiling)
         );
         let _ = writeln!(
             s,
-            "{:<22} {:<12} {:>11} {:>21} {:>10} {:>11} {:>7} {:<8} plan",
-            "kernel", "size", "median ms", "spread ms", "GB/s", "Gop/s", "% ceil", "verified"
+            "{:<24} {:<16} {:>10} {:>21} {:>11} {:>14} {:>7} {:<8} plan",
+            "kernel", "size", "median", "spread", "bandwidth", "rate", "% ceil", "verified"
         );
         for e in &self.entries {
+            let rate = match e.bound {
+                Bound::Compute => units::flops(e.ops_per_second),
+                Bound::Memory => units::ops(e.ops_per_second),
+            };
             let _ = writeln!(
                 s,
-                "{:<22} {:<12} {:>11.4} {:>10.4}-{:<10.4} {:>10.1} {:>11.1} {:>6.0}% {:<8} {}",
+                "{:<24} {:<16} {:>10} {:>10}-{:<10} {:>11} {:>14} {:>6.0}% {:<8} {}",
                 e.name,
                 e.size,
-                e.median_s * 1e3,
-                e.spread_s.0 * 1e3,
-                e.spread_s.1 * 1e3,
-                e.gbps,
-                e.gops,
+                units::time(e.median_s),
+                units::time(e.spread_s.0),
+                units::time(e.spread_s.1),
+                if e.bytes > 0 {
+                    units::bandwidth(e.bytes_per_second)
+                } else {
+                    "-".into()
+                },
+                rate,
                 e.percent_of_ceiling,
                 if e.verified { "yes" } else { "NO" },
                 e.plan
@@ -471,96 +386,32 @@ impl Report {
                 Some(o) => {
                     let _ = writeln!(
                         s,
-                        "{:<22} {:>10.4} ms → {:>10.4} ms  {:>6.2}x",
+                        "{:<24} {:>10} → {:>10}  {:>6.2}x",
                         e.name,
-                        o.median_s * 1e3,
-                        e.median_s * 1e3,
+                        units::time(o.median_s),
+                        units::time(e.median_s),
                         o.median_s / e.median_s
                     );
                 }
                 None => {
-                    let _ = writeln!(s, "{:<22} new", e.name);
+                    let _ = writeln!(s, "{:<24} new", e.name);
                 }
             }
         }
         s
     }
 
-    /// A roofline chart: operational intensity (ops per byte) against achieved Gop/s, with the
-    /// two ceilings, one labelled point per kernel.
+    /// The roofline as SVG text (see [`crate::report::roofline`]).
+    pub fn roofline(&self) -> String {
+        crate::report::roofline(self)
+    }
+
+    /// Write the roofline chart to `path`.
     pub fn roofline_svg(&self, path: &std::path::Path) -> Result<()> {
-        use plotters::prelude::*;
-        let err = |e: &dyn std::fmt::Display| Error::Io {
+        std::fs::write(path, self.roofline()).map_err(|e| Error::Io {
             path: path.display().to_string(),
-            source: std::io::Error::other(e.to_string()),
-        };
-        let pts: Vec<(String, f64, f64)> = self
-            .entries
-            .iter()
-            .filter(|e| e.bytes > 0 && e.ops > 0 && !e.name.starts_with("ceiling"))
-            .map(|e| (e.name.clone(), e.ops as f64 / e.bytes as f64, e.gops))
-            .collect();
-        let (bw, fl) = (
-            self.bandwidth_ceiling_gbps.max(1e-3),
-            self.compute_ceiling_gflops.max(1e-3),
-        );
-        let xmin = 0.01f64;
-        let xmax = pts
-            .iter()
-            .map(|p| p.1)
-            .fold(fl / bw * 10.0, f64::max)
-            .max(1.0)
-            * 2.0;
-        let ymin = pts.iter().map(|p| p.2).fold(fl, f64::min).max(1e-3) / 2.0;
-        let ymax = fl * 2.0;
-        let root = SVGBackend::new(path, (1000, 700)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("tilekit roofline: {}", self.adapter),
-                ("sans-serif", 22),
-            )
-            .margin(20)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d((xmin..xmax).log_scale(), (ymin..ymax).log_scale())
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("operations per byte of global memory")
-            .y_desc("G operations / s")
-            .draw()
-            .map_err(|e| err(&e))?;
-        let roof: Vec<(f64, f64)> = (0..=200)
-            .map(|i| {
-                let x = xmin * (xmax / xmin).powf(i as f64 / 200.0);
-                (x, (x * bw).min(fl))
-            })
-            .collect();
-        chart
-            .draw_series(LineSeries::new(roof, BLACK.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(format!("ceilings: {bw:.0} GB/s copy, {fl:.0} GFLOP/s FMA"));
-        for (i, (name, x, y)) in pts.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(std::iter::once(Circle::new((*x, *y), 5, color.filled())))
-                .map_err(|e| err(&e))?;
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    name.clone(),
-                    (*x, *y),
-                    ("sans-serif", 12),
-                )))
-                .map_err(|e| err(&e))?;
-        }
-        chart
-            .configure_series_labels()
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-        Ok(())
+            source: e,
+        })
     }
 }
 

@@ -2,9 +2,11 @@
 
 use crate::gpu::Gpu;
 use crate::pipeline::Shader;
+use crate::pool::{next_id, Bind, Inner};
 use crate::{Error, Result};
 use bytemuck::Pod;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 /// The poison written into outputs before a run: a quiet NaN as f32 and, as an integer,
@@ -12,12 +14,29 @@ use wgpu::util::DeviceExt;
 pub const POISON: u32 = 0x7FDE_ADBE;
 
 /// A storage buffer of `len` elements of `T` on the device. Kernels take and return these, so
-/// work chains without a readback.
-#[derive(Debug)]
+/// work chains without a readback. Dropping one returns it to the [`Gpu`]'s pool
+/// ([`crate::pool`]) or frees it.
 pub struct DeviceBuffer<T> {
     pub(crate) buffer: wgpu::Buffer,
+    pub(crate) id: u64,
     len: usize,
+    pool: Arc<Inner>,
     _t: PhantomData<T>,
+}
+
+impl<T> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len)
+            .field("bytes", &self.buffer.size())
+            .finish()
+    }
+}
+
+impl<T> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        self.pool.give_back(self.id, self.buffer.clone());
+    }
 }
 
 impl<T: Pod> DeviceBuffer<T> {
@@ -36,14 +55,28 @@ impl<T: Pod> DeviceBuffer<T> {
         (self.len * std::mem::size_of::<T>()) as u64
     }
 
-    /// The wgpu buffer.
+    /// The wgpu buffer, to bind to a caller's own pipelines (usage: STORAGE, COPY_SRC,
+    /// COPY_DST).
     pub fn raw(&self) -> &wgpu::Buffer {
         &self.buffer
+    }
+
+    /// For binding to a tilekit kernel.
+    pub fn bind(&self) -> Bind<'_> {
+        Bind {
+            id: self.id,
+            buffer: &self.buffer,
+        }
     }
 }
 
 const FILL: Shader = Shader::file("fill", include_str!("../shaders/fill.wgsl"));
 const FILL_WG: u32 = 256;
+
+/// The fill shader (poison and iota), for the shader tests.
+pub fn fill_shader() -> Shader {
+    FILL
+}
 
 impl Gpu {
     /// Bytes for `len` elements of `T`, checked against the storage-binding and buffer limits.
@@ -57,21 +90,21 @@ impl Gpu {
                 what: what.to_string(),
                 detail: format!("{len} elements"),
             })?;
-        let l = &self.limits();
-        if bytes > l.storage_binding {
+        let l = self.limits();
+        if bytes > l.max_storage_buffer_binding_size {
             return Err(Error::BufferTooLarge {
                 what: what.to_string(),
                 bytes,
                 limit_name: "max_storage_buffer_binding_size",
-                limit: l.storage_binding,
+                limit: l.max_storage_buffer_binding_size,
             });
         }
-        if bytes > l.buffer_size {
+        if bytes > l.max_buffer_size {
             return Err(Error::BufferTooLarge {
                 what: what.to_string(),
                 bytes,
                 limit_name: "max_buffer_size",
-                limit: l.buffer_size,
+                limit: l.max_buffer_size,
             });
         }
         Ok(bytes)
@@ -81,35 +114,74 @@ impl Gpu {
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
     }
 
-    /// Round up to 16 bytes so that vec4 views of the buffer stay in bounds.
-    fn padded(bytes: u64) -> u64 {
-        bytes.div_ceil(16) * 16
+    /// Round up to 16 bytes so that vec4 views of the buffer stay in bounds (but never past the
+    /// binding limit).
+    fn padded(&self, bytes: u64) -> u64 {
+        bytes
+            .div_ceil(16)
+            .saturating_mul(16)
+            .min(self.limits().max_storage_buffer_binding_size.max(bytes))
     }
 
-    /// A new storage buffer of `len` elements, poisoned with [`POISON`].
-    pub fn alloc<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        let bytes = self.check_buffer::<T>(what, len)?;
+    fn wrap<T>(&self, id: u64, buffer: wgpu::Buffer, len: usize) -> DeviceBuffer<T> {
+        DeviceBuffer {
+            buffer,
+            id,
+            len,
+            pool: self.pools.inner.clone(),
+            _t: PhantomData,
+        }
+    }
+
+    /// A storage buffer of `len` elements from the pool or new, with unspecified contents.
+    pub(crate) fn alloc_uninit<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = self.padded(self.check_buffer::<T>(what, len)?);
+        if let Some((id, b)) = self.pools.inner.take(bytes, Self::usage()) {
+            return Ok(self.wrap(id, b, len));
+        }
         let buffer = self.scoped(&format!("allocating {what}"), || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(what),
-                size: Self::padded(bytes).min(self.limits().storage_binding.max(bytes)),
+                size: bytes,
                 usage: Self::usage(),
                 mapped_at_creation: false,
             })
         })?;
-        let b = DeviceBuffer {
-            buffer,
-            len,
-            _t: PhantomData,
-        };
-        self.poison(&b)?;
+        Ok(self.wrap(next_id(), buffer, len))
+    }
+
+    /// A storage buffer of `len` elements for a kernel's output: poisoned with [`POISON`] when
+    /// the [`Gpu`] poisons outputs ([`crate::GpuOptions::poison_outputs`]), else with whatever
+    /// a pooled buffer last held (every kernel writes all of its output).
+    pub fn alloc<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        let b = self.alloc_uninit::<T>(what, len)?;
+        if self.poison_outputs {
+            self.poison(&b)?;
+        }
         Ok(b)
     }
 
-    /// Upload a slice into a new storage buffer.
+    /// A buffer of `len` elements all zero (accumulators).
+    pub fn zeros<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        let b = self.alloc_uninit::<T>(what, len)?;
+        self.scoped("clearing a buffer", || {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&b.buffer, 0, None);
+            self.queue.submit([enc.finish()]);
+        })?;
+        Ok(b)
+    }
+
+    /// Upload a slice into a storage buffer (pooled when one of that size is free).
     pub fn upload<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
         let bytes = self.check_buffer::<T>(what, data.len())?;
-        let padded = Self::padded(bytes).min(self.limits().storage_binding.max(bytes));
+        let padded = self.padded(bytes);
+        if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
+            self.scoped(&format!("uploading {what}"), || {
+                self.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+            })?;
+            return Ok(self.wrap(id, b, data.len()));
+        }
         let buffer = self.scoped(&format!("uploading {what}"), || {
             if padded == bytes {
                 self.device
@@ -129,63 +201,14 @@ impl Gpu {
                 b
             }
         })?;
-        Ok(DeviceBuffer {
-            buffer,
-            len: data.len(),
-            _t: PhantomData,
-        })
+        Ok(self.wrap(next_id(), buffer, data.len()))
     }
 
-    /// A small uniform buffer holding `value` (kernel parameters).
-    pub fn uniform<T: Pod>(&self, value: &T) -> wgpu::Buffer {
-        self.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("params"),
-                contents: bytemuck::bytes_of(value),
-                usage: wgpu::BufferUsages::UNIFORM,
-            })
-    }
-
-    /// Read a buffer back to the host (map_async on a staging copy, waited on with
-    /// futures-intrusive's oneshot channel).
+    /// Read a buffer back to the host: one copy into a pooled staging buffer, one submission,
+    /// one wait (with the GPU timeout).
     pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        let bytes = buf.bytes();
-        let copy = bytes.div_ceil(4) * 4;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: copy,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&buf.buffer, 0, &staging, 0, copy);
-        self.queue.submit([enc.finish()]);
-        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        let mapped = pollster::block_on(rx.receive());
-        match mapped {
-            Some(Ok(())) => {}
-            other => {
-                return Err(Error::Gpu {
-                    context: "reading a buffer back".into(),
-                    message: format!("{other:?}"),
-                })
-            }
-        }
-        let view = staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu {
-                context: "reading a buffer back".into(),
-                message: e.to_string(),
-            })?;
-        let out = bytemuck::pod_collect_to_vec::<u8, T>(&view[..bytes as usize]);
-        drop(view);
-        staging.unmap();
-        Ok(out)
+        let bytes = self.read_raw(&[], buf.raw(), buf.bytes())?;
+        Ok(bytemuck::pod_collect_to_vec::<u8, T>(&bytes))
     }
 
     /// Overwrite every word of `buf` with [`POISON`], so that an element a kernel fails to write
@@ -195,7 +218,7 @@ impl Gpu {
             what: "poisoned buffer".into(),
             detail: format!("{} bytes", buf.buffer.size()),
         })?;
-        self.fill_words(&buf.buffer, words, POISON, "fill")?;
+        self.fill_words(buf.bind(), words, POISON, "fill")?;
         Ok(())
     }
 
@@ -204,7 +227,7 @@ impl Gpu {
     /// `max_compute_workgroups_per_dimension` workgroups.
     pub fn fill_words(
         &self,
-        buffer: &wgpu::Buffer,
+        buffer: Bind<'_>,
         words: u32,
         value: u32,
         entry: &str,
@@ -216,7 +239,7 @@ impl Gpu {
             &FILL,
             entry,
             &constants,
-            &[(0, buffer), (1, &params)],
+            &[(0, buffer), (1, params.bind())],
             count,
         )
     }

@@ -91,10 +91,35 @@ pub enum Error {
     MissingFeature {
         /// The variant.
         what: String,
-        /// The wgpu feature.
-        feature: &'static str,
+        /// The wgpu features missing.
+        feature: String,
         /// The adapter's name.
         adapter: String,
+    },
+    /// The adapter lacks something a variant needs that is not a wgpu feature (a cooperative
+    /// matrix configuration, say).
+    #[error("{what} is not supported on this adapter ({adapter}): {missing}")]
+    Unsupported {
+        /// The variant.
+        what: String,
+        /// The adapter's name.
+        adapter: String,
+        /// What is missing, and what the adapter has instead.
+        missing: String,
+    },
+    /// A wait on the GPU took longer than the [`crate::GpuOptions::timeout`].
+    #[error("{what} did not finish within {seconds} s (the GPU timeout; GpuOptions::timeout or TILEKIT_TIMEOUT raise it)")]
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// The timeout, seconds.
+        seconds: f64,
+    },
+    /// The device was lost (destroyed, reset by the driver, or removed).
+    #[error("the GPU device was lost: {reason}")]
+    DeviceLost {
+        /// What wgpu reported.
+        reason: String,
     },
     /// A name that is not one of the choices.
     #[error("unknown {what} {got:?}; choose one of: {}", choices.join(", "))]

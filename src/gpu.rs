@@ -2,15 +2,37 @@
 
 use crate::limits::{DeviceProfile, Limits};
 use crate::pipeline::PipelineCache;
+use crate::pool::Pools;
 use crate::{Error, Result};
 use serde::Serialize;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-/// The optional features tilekit's kernels use when the adapter has them.
-pub const WANTED_FEATURES: [(wgpu::Features, &str); 3] = [
+/// The optional features tilekit's kernels use when the adapter has them. The registry says
+/// which variant needs which ([`crate::kernels::Family::modules`]); nothing else needs any.
+pub const WANTED_FEATURES: [(wgpu::Features, &str); 4] = [
     (wgpu::Features::TIMESTAMP_QUERY, "TIMESTAMP_QUERY"),
     (wgpu::Features::SUBGROUP, "SUBGROUP"),
     (wgpu::Features::SHADER_F16, "SHADER_F16"),
+    (
+        wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        "EXPERIMENTAL_COOPERATIVE_MATRIX",
+    ),
 ];
+
+/// wgpu's name for one of [`WANTED_FEATURES`] (or the debug form of any other).
+pub fn feature_name(f: wgpu::Features) -> String {
+    let names: Vec<&str> = WANTED_FEATURES
+        .iter()
+        .filter(|(w, _)| f.contains(*w))
+        .map(|(_, n)| *n)
+        .collect();
+    if names.is_empty() {
+        format!("{f:?}")
+    } else {
+        names.join(" + ")
+    }
+}
 
 /// How to open a [`Gpu`].
 #[derive(Clone, Debug, Default)]
@@ -19,11 +41,19 @@ pub struct GpuOptions {
     /// is unset the best adapter is taken (discrete > integrated > virtual > software).
     pub adapter: Option<String>,
     /// Keep wgpu's shader runtime checks (bounds clamping, loop bounding). Off by default: they
-    /// cost up to 3× in loops (FINDINGS.md pitfall 3), and tilekit's index arithmetic is tested at
+    /// cost up to 40× in loops (BENCHMARKS.md), and tilekit's index arithmetic is tested at
     /// every edge size. `TILEKIT_CHECKED=1` turns them on.
     pub runtime_checks: bool,
     /// A [`DeviceProfile`] name; `None` detects it from the adapter.
     pub profile: Option<String>,
+    /// Write [`crate::POISON`] into every output buffer before a kernel runs, so that an element
+    /// a kernel forgets to write fails verification. The tests and the command line turn it on;
+    /// the library leaves it off (one fill launch per output saved). `TILEKIT_POISON=1` turns it
+    /// on.
+    pub poison_outputs: bool,
+    /// The longest any wait on the GPU may take before it becomes [`Error::Timeout`]; `None`
+    /// reads `TILEKIT_TIMEOUT` (seconds), else 300 s.
+    pub timeout: Option<Duration>,
 }
 
 /// What `tilekit info` shows about one adapter (the analogue of `cudaGetDeviceProperties`).
@@ -43,30 +73,79 @@ pub struct AdapterSummary {
     pub vendor: u32,
     /// PCI device id.
     pub device: u32,
-    /// Compute limits.
+    /// Compute limits, by wgpu's names.
     pub limits: Limits,
     /// The optional features tilekit uses, those the adapter has.
     pub features: Vec<String>,
-    /// Cooperative matrix shapes (M×N×K, A/B type, accumulator type), where the adapter has them.
-    pub cooperative_matrices: Vec<String>,
+    /// Cooperative matrix configurations (M×N×K, A/B type, accumulator type), where the adapter
+    /// has them.
+    pub cooperative_matrices: Vec<CoopConfig>,
+    /// The device profile detected for it.
+    pub profile: String,
+}
+
+/// One cooperative-matrix configuration an adapter lists
+/// (`wgpu::Adapter::cooperative_matrix_properties`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CoopConfig {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// The element type of A and B (`f16`, `f32`, ...).
+    pub ab: &'static str,
+    /// The accumulator's element type.
+    pub cr: &'static str,
+}
+
+impl std::fmt::Display for CoopConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} {}→{}",
+            self.m, self.n, self.k, self.ab, self.cr
+        )
+    }
+}
+
+impl CoopConfig {
+    fn of(p: &wgpu::CooperativeMatrixProperties) -> CoopConfig {
+        let t = |s: wgpu::CooperativeScalarType| match s {
+            wgpu::CooperativeScalarType::F16 => "f16",
+            wgpu::CooperativeScalarType::F32 => "f32",
+            _ => "other",
+        };
+        CoopConfig {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            ab: t(p.ab_type),
+            cr: t(p.cr_type),
+        }
+    }
 }
 
 impl AdapterSummary {
     /// Read an adapter's info, limits and features.
     pub fn of(adapter: &wgpu::Adapter) -> AdapterSummary {
+        AdapterSummary::with(adapter, &adapter.limits(), adapter.features())
+    }
+
+    /// The summary of `adapter` as a device opened with `limits` and `features` sees it.
+    fn with(adapter: &wgpu::Adapter, limits: &wgpu::Limits, features: wgpu::Features) -> Self {
         let info = adapter.get_info();
-        let features = adapter.features();
-        let mut names: Vec<String> = WANTED_FEATURES
+        let names = WANTED_FEATURES
             .iter()
             .filter(|(f, _)| features.contains(*f))
             .map(|(_, n)| n.to_string())
             .collect();
         let coop = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
-            names.push("EXPERIMENTAL_COOPERATIVE_MATRIX".into());
             adapter
                 .cooperative_matrix_properties()
                 .iter()
-                .map(|p| format!("{p:?}"))
+                .map(CoopConfig::of)
                 .collect()
         } else {
             Vec::new()
@@ -79,12 +158,16 @@ impl AdapterSummary {
             device_type: format!("{:?}", info.device_type),
             vendor: info.vendor,
             device: info.device,
-            limits: Limits::from_wgpu(
-                &adapter.limits(),
-                [info.subgroup_min_size, info.subgroup_max_size],
-            ),
+            limits: Limits::from_wgpu(limits, [info.subgroup_min_size, info.subgroup_max_size]),
             features: names,
             cooperative_matrices: coop,
+            profile: DeviceProfile::detect(
+                info.vendor,
+                &info.name,
+                info.device_type == wgpu::DeviceType::Cpu,
+            )
+            .name
+            .to_string(),
         }
     }
 }
@@ -107,10 +190,10 @@ fn backend_rank(b: wgpu::Backend) -> u32 {
     }
 }
 
-fn instance() -> wgpu::Instance {
-    // Honours WGPU_BACKEND (and wgpu's other environment variables).
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    // Honours wgpu's environment variables (WGPU_BACKEND among them).
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    desc.backends = backends_from_env();
+    desc.backends = backends;
     wgpu::Instance::new(desc)
 }
 
@@ -120,9 +203,8 @@ fn backends_from_env() -> wgpu::Backends {
     wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
 }
 
-/// Every adapter wgpu can see, best first.
-pub fn adapters() -> Vec<wgpu::Adapter> {
-    let mut all = pollster::block_on(instance().enumerate_adapters(backends_from_env()));
+fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let mut all = pollster::block_on(instance(backends).enumerate_adapters(backends));
     all.sort_by_key(|a| {
         let i = a.get_info();
         (type_rank(i.device_type), backend_rank(i.backend))
@@ -130,9 +212,45 @@ pub fn adapters() -> Vec<wgpu::Adapter> {
     all
 }
 
-/// The summaries of every adapter (for `tilekit info`).
+/// The adapters tilekit chooses from (`WGPU_BACKEND`, else the native backends), best first.
+pub fn adapters() -> Vec<wgpu::Adapter> {
+    enumerate(backends_from_env())
+}
+
+/// The summaries of every adapter on every backend wgpu can reach, OpenGL included (`tilekit
+/// info`), or only those of `WGPU_BACKEND` when it is set.
 pub fn adapter_summaries() -> Vec<AdapterSummary> {
-    adapters().iter().map(AdapterSummary::of).collect()
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    enumerate(backends).iter().map(AdapterSummary::of).collect()
+}
+
+/// `adapters` whose name contains `wanted` (case-insensitive), or [`Error::AdapterNotFound`]
+/// listing what there is.
+pub fn matching<T>(
+    all: Vec<T>,
+    wanted: &str,
+    info: impl Fn(&T) -> (String, String),
+) -> Result<Vec<T>> {
+    let lw = wanted.to_lowercase();
+    let available: Vec<String> = all
+        .iter()
+        .map(|a| {
+            let (name, backend) = info(a);
+            format!("{name} ({backend})")
+        })
+        .collect();
+    let found: Vec<T> = all
+        .into_iter()
+        .filter(|a| info(a).0.to_lowercase().contains(&lw))
+        .collect();
+    if found.is_empty() {
+        Err(Error::AdapterNotFound {
+            wanted: wanted.to_string(),
+            available,
+        })
+    } else {
+        Ok(found)
+    }
 }
 
 fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
@@ -144,28 +262,24 @@ fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
     }
     match wanted {
         None => Ok(all.into_iter().next().expect("non-empty")),
-        Some(w) => {
-            let lw = w.to_lowercase();
-            let available: Vec<String> = all
-                .iter()
-                .map(|a| {
-                    let i = a.get_info();
-                    format!("{} ({:?})", i.name, i.backend)
-                })
-                .collect();
-            all.into_iter()
-                .find(|a| a.get_info().name.to_lowercase().contains(&lw))
-                .ok_or(Error::AdapterNotFound {
-                    wanted: w.to_string(),
-                    available,
-                })
-        }
+        Some(w) => Ok(matching(all, w, |a| {
+            let i = a.get_info();
+            (i.name, format!("{:?}", i.backend))
+        })?
+        .into_iter()
+        .next()
+        .expect("non-empty")),
     }
 }
 
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// A GPU ready for tilekit's kernels: the adapter, a device opened with the adapter's own limits
-/// (not the downlevel defaults), the optional features tilekit uses, the device profile and the
-/// pipeline cache. `Gpu` is `Sync`: share one between threads.
+/// (not the downlevel defaults), the optional features tilekit uses, the device profile, the
+/// pipeline cache and the pools that keep a call from allocating. `Gpu` is `Send + Sync`: share
+/// one between threads (`tests/threads.rs` runs 8 threads on one).
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
@@ -175,13 +289,18 @@ pub struct Gpu {
     /// The per-multiprocessor figures the planner uses.
     pub profile: DeviceProfile,
     pub(crate) runtime_checks: bool,
+    pub(crate) poison_outputs: bool,
+    pub(crate) timeout: Duration,
     pub(crate) pipelines: PipelineCache,
+    pub(crate) pools: Pools,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu")
             .field("adapter", &self.summary.name)
+            .field("backend", &self.summary.backend)
             .finish()
     }
 }
@@ -199,24 +318,60 @@ impl Gpu {
             .clone()
             .or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
         let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty()))?;
-        let summary = AdapterSummary::of(&adapter);
         let features = WANTED_FEATURES
             .iter()
             .map(|(f, _)| *f)
             .filter(|f| adapter.features().contains(*f))
             .fold(wgpu::Features::empty(), |a, f| a | f);
+        let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: tilekit uses one experimental feature, cooperative matrices, only in the
+            // cooperative-matrix matmul, whose shader naga validates and whose fragment shape is
+            // checked against the adapter's list before a pipeline is built (wgpu does not check
+            // it: FINDINGS.md pitfall 7).
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("tilekit"),
             required_features: features,
             required_limits: adapter.limits(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            experimental_features: experimental,
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| Error::RequestDevice(e.to_string()))?;
         // Errors are caught by error scopes around each operation; anything that escapes is
         // logged rather than aborting the process.
-        device.on_uncaptured_error(std::sync::Arc::new(|e| log::error!("wgpu: {e}")));
+        device.on_uncaptured_error(Arc::new(|e| log::error!("wgpu: {e}")));
+        Gpu::assemble(&adapter, device, queue, &opts)
+    }
+
+    /// A `Gpu` on a device the caller opened (a bevy or wgpu application that wants tilekit's
+    /// kernels inside its own frame). tilekit plans from `device.limits()` (what the device was
+    /// opened with, so open it with `adapter.limits()` for the largest tiles) and uses the
+    /// optional features the device was opened with: TIMESTAMP_QUERY (GPU timing, else the wall
+    /// clock), SUBGROUP (the subgroup reduction), SHADER_F16 (f16 kernels),
+    /// EXPERIMENTAL_COOPERATIVE_MATRIX (the cooperative-matrix matmul). Nothing else is required:
+    /// every kernel needs only storage buffers and compute. The caller keeps its error handler;
+    /// tilekit still wraps its own calls in error scopes.
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        opts: GpuOptions,
+    ) -> Result<Gpu> {
+        Gpu::assemble(adapter, device, queue, &opts)
+    }
+
+    fn assemble(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        opts: &GpuOptions,
+    ) -> Result<Gpu> {
+        let features = device.features();
+        let summary = AdapterSummary::with(adapter, &device.limits(), features);
         let info = adapter.get_info();
         let profile = match &opts.profile {
             Some(name) => DeviceProfile::named(name)?,
@@ -226,25 +381,41 @@ impl Gpu {
                 info.device_type == wgpu::DeviceType::Cpu,
             ),
         };
-        let runtime_checks = opts.runtime_checks
-            || std::env::var("TILEKIT_CHECKED").is_ok_and(|v| !v.is_empty() && v != "0");
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = flag.lock() {
+                *l = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        let timeout = opts.timeout.unwrap_or_else(|| {
+            std::env::var("TILEKIT_TIMEOUT")
+                .ok()
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|s| *s > 0.0 && s.is_finite())
+                .map_or(Duration::from_secs(300), Duration::from_secs_f64)
+        });
         Ok(Gpu {
             device,
             queue,
             features,
             summary,
             profile,
-            runtime_checks,
+            runtime_checks: opts.runtime_checks || env_flag("TILEKIT_CHECKED"),
+            poison_outputs: opts.poison_outputs || env_flag("TILEKIT_POISON"),
+            timeout,
             pipelines: PipelineCache::default(),
+            pools: Pools::default(),
+            lost,
         })
     }
 
-    /// The adapter's compute limits (the device was opened with all of them).
+    /// The device's compute limits (a device tilekit opens gets all of the adapter's).
     pub fn limits(&self) -> &Limits {
         &self.summary.limits
     }
 
-    /// The planner for this adapter's limits and profile.
+    /// The planner for this device's limits and profile.
     pub fn planner(&self) -> crate::plan::Planner {
         crate::plan::Planner::new(self.limits().clone(), self.profile.clone())
     }
@@ -254,12 +425,23 @@ impl Gpu {
         self.features.contains(feature)
     }
 
+    /// The device's features.
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+
     /// Whether kernels run on a CPU implementation (lavapipe and friends).
     pub fn is_cpu(&self) -> bool {
         !self.profile.is_gpu
     }
 
-    /// The wgpu device, for callers that build their own pipelines beside tilekit's.
+    /// Whether outputs are poisoned before each kernel ([`GpuOptions::poison_outputs`]).
+    pub fn poisons_outputs(&self) -> bool {
+        self.poison_outputs
+    }
+
+    /// The wgpu device, for callers that build their own pipelines beside tilekit's (a
+    /// [`crate::DeviceBuffer`]'s [`raw`](crate::DeviceBuffer::raw) buffer binds to them).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
@@ -269,27 +451,38 @@ impl Gpu {
         &self.queue
     }
 
-    /// An error naming the feature `what` needs, if the device lacks it.
-    pub fn require(&self, feature: wgpu::Features, name: &'static str, what: &str) -> Result<()> {
-        if self.has(feature) {
+    /// An error naming the features `what` needs and the device lacks, if any.
+    pub fn require(&self, needs: wgpu::Features, what: &str) -> Result<()> {
+        let missing = needs - self.features;
+        if missing.is_empty() {
             Ok(())
         } else {
             Err(Error::MissingFeature {
                 what: what.to_string(),
-                feature: name,
+                feature: feature_name(missing),
                 adapter: self.summary.name.clone(),
             })
         }
     }
 
+    /// [`Error::DeviceLost`] if the device has been lost.
+    pub(crate) fn check_lost(&self) -> Result<()> {
+        match self.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(reason) => Err(Error::DeviceLost { reason }),
+            None => Ok(()),
+        }
+    }
+
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes
-    /// [`Error::Gpu`].
+    /// [`Error::Gpu`] (or [`Error::DeviceLost`] once the device is gone).
     pub(crate) fn scoped<T>(&self, context: &str, f: impl FnOnce() -> T) -> Result<T> {
+        self.check_lost()?;
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
         let v = pollster::block_on(validation.pop());
         let o = pollster::block_on(oom.pop());
+        self.check_lost()?;
         match v.or(o) {
             Some(e) => Err(Error::Gpu {
                 context: context.to_string(),
@@ -299,17 +492,37 @@ impl Gpu {
         }
     }
 
-    /// Wait until the queue is idle.
-    pub(crate) fn wait(&self) -> Result<()> {
-        self.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: None,
-                timeout: None,
-            })
-            .map(|_| ())
-            .map_err(|e| Error::Gpu {
-                context: "waiting for the GPU".into(),
+    /// Wait for `submission` (or everything submitted) with the GPU timeout.
+    pub(crate) fn wait_for(
+        &self,
+        what: &str,
+        submission: Option<wgpu::SubmissionIndex>,
+    ) -> Result<()> {
+        let r = self.device.poll(wgpu::PollType::Wait {
+            submission_index: submission,
+            timeout: Some(self.timeout),
+        });
+        self.check_lost()?;
+        match r {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => Err(Error::Timeout {
+                what: what.to_string(),
+                seconds: self.timeout.as_secs_f64(),
+            }),
+            Err(e) => Err(Error::Gpu {
+                context: format!("waiting for {what}"),
                 message: e.to_string(),
-            })
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gpu_is_send_and_sync() {
+        fn both<T: Send + Sync>() {}
+        both::<super::Gpu>();
+        both::<crate::DeviceBuffer<f32>>();
     }
 }

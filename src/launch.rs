@@ -1,16 +1,18 @@
 //! Launching kernels and timing them: GPU timestamp queries where the adapter has them, the wall
-//! clock around submit-and-wait elsewhere; the caller learns which one it got.
+//! clock around submit-and-wait elsewhere; the caller learns which one it got. Every launch of a
+//! call goes into one submission with its readback, and one wait (with the GPU timeout).
 
 use crate::dispatch::Dispatch;
 use crate::gpu::Gpu;
 use crate::pipeline::Shader;
+use crate::pool::{Bind, BindKey, Timer};
 use crate::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Which clock measured a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clock {
     /// Timestamp queries at the start and end of the compute pass (GPU time only).
@@ -45,26 +47,33 @@ pub struct Step {
 }
 
 impl Step {
-    /// Bind `buffers` (binding number, buffer) to group 0 of `pipeline`.
+    /// Bind `buffers` (binding number, buffer) to group 0 of `pipeline`. The bind group is
+    /// cached by the pipeline and the buffers' identities, so a repeated call builds none.
     pub fn new(
         gpu: &Gpu,
         pipeline: &Arc<wgpu::ComputePipeline>,
-        buffers: &[(u32, &wgpu::Buffer)],
+        buffers: &[(u32, Bind<'_>)],
         dispatch: Dispatch,
     ) -> Result<Step> {
-        let layout = pipeline.get_bind_group_layout(0);
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .map(|(binding, b)| wgpu::BindGroupEntry {
-                binding: *binding,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.scoped("binding buffers", || {
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &layout,
-                entries: &entries,
+        let key = buffers.iter().all(|(_, b)| b.id != 0).then(|| BindKey {
+            pipeline: Arc::as_ptr(pipeline) as usize,
+            entries: buffers.iter().map(|(i, b)| (*i, b.id)).collect(),
+        });
+        let bind_group = gpu.pools.inner.bind_group(key, || {
+            let layout = pipeline.get_bind_group_layout(0);
+            let entries: Vec<wgpu::BindGroupEntry> = buffers
+                .iter()
+                .map(|(binding, b)| wgpu::BindGroupEntry {
+                    binding: *binding,
+                    resource: b.buffer.as_entire_binding(),
+                })
+                .collect();
+            gpu.scoped("binding buffers", || {
+                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &layout,
+                    entries: &entries,
+                })
             })
         })?;
         Ok(Step {
@@ -72,6 +81,37 @@ impl Step {
             bind_group,
             dispatch,
         })
+    }
+}
+
+fn map_read(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+) -> futures_intrusive::channel::shared::OneshotReceiver<Result<(), wgpu::BufferAsyncError>> {
+    let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+    let _ = gpu;
+    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    rx
+}
+
+fn mapped(
+    rx: futures_intrusive::channel::shared::OneshotReceiver<Result<(), wgpu::BufferAsyncError>>,
+    what: &str,
+) -> Result<()> {
+    // The wait before this has completed the submission, so the callback has run (or was
+    // dropped with the device, which closes the channel): this does not block.
+    match pollster::block_on(rx.receive()) {
+        Some(Ok(())) => Ok(()),
+        Some(Err(e)) => Err(Error::Gpu {
+            context: what.to_string(),
+            message: e.to_string(),
+        }),
+        _ => Err(Error::Gpu {
+            context: what.to_string(),
+            message: "the buffer was not mapped after the submission completed".into(),
+        }),
     }
 }
 
@@ -115,19 +155,35 @@ impl Gpu {
         Ok(v.swap_remove(1))
     }
 
-    /// Launch `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with
-    /// `buffers` bound (binding number, buffer) to group 0, and time it.
+    /// One step: `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with
+    /// `buffers` bound (binding number, buffer) to group 0.
+    pub fn step(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        constants: &[(String, f64)],
+        buffers: &[(u32, Bind<'_>)],
+        count: u64,
+    ) -> Result<Step> {
+        let dispatch = Dispatch::fold(
+            &shader.name,
+            count,
+            self.limits().max_compute_workgroups_per_dimension,
+        )?;
+        let pipeline = self.pipeline(shader, entry, constants)?;
+        Step::new(self, &pipeline, buffers, dispatch)
+    }
+
+    /// Launch one step and time it.
     pub fn launch(
         &self,
         shader: &Shader,
         entry: &str,
         constants: &[(String, f64)],
-        buffers: &[(u32, &wgpu::Buffer)],
+        buffers: &[(u32, Bind<'_>)],
         count: u64,
     ) -> Result<Timing> {
-        let dispatch = Dispatch::fold(&shader.name, count, self.limits().workgroups_per_dimension)?;
-        let pipeline = self.pipeline(shader, entry, constants)?;
-        let step = Step::new(self, &pipeline, buffers, dispatch)?;
+        let step = self.step(shader, entry, constants, buffers, count)?;
         self.execute(&[step])
     }
 
@@ -143,38 +199,84 @@ impl Gpu {
     /// Run `steps` in order in one compute pass (wgpu makes each dispatch's writes visible to the
     /// next), wait for them, and time them.
     pub fn execute(&self, steps: &[Step]) -> Result<Timing> {
-        let timestamps = (self.clock() == Clock::GpuTimestamp).then(|| {
-            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+        Ok(self.submit(steps, None)?.0)
+    }
+
+    /// Run `steps` and read `bytes` of `buffer` back, in one submission and one wait.
+    pub fn execute_and_read(
+        &self,
+        steps: &[Step],
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<(Timing, Vec<u8>)> {
+        let (t, data) = self.submit(steps, Some((buffer, bytes)))?;
+        Ok((t, data.unwrap_or_default()))
+    }
+
+    /// Read `bytes` of `buffer` after `steps` (none: a plain readback).
+    pub(crate) fn read_raw(
+        &self,
+        steps: &[Step],
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<Vec<u8>> {
+        Ok(self
+            .submit(steps, Some((buffer, bytes)))?
+            .1
+            .unwrap_or_default())
+    }
+
+    fn timer(&self) -> Timer {
+        if let Some(t) = self
+            .pools
+            .inner
+            .timers
+            .lock()
+            .ok()
+            .and_then(|mut t| t.pop())
+        {
+            return t;
+        }
+        Timer {
+            set: self.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("tilekit timing"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 2,
-            });
-            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+            }),
+            resolve: self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("timestamps"),
                 size: 16,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
-            });
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            }),
+            staging: self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("timestamps readback"),
                 size: 16,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
-            });
-            (set, resolve, staging)
-        });
+            }),
+        }
+    }
+
+    fn submit(
+        &self,
+        steps: &[Step],
+        read: Option<(&wgpu::Buffer, u64)>,
+    ) -> Result<(Timing, Option<Vec<u8>>)> {
+        let timer =
+            (self.clock() == Clock::GpuTimestamp && !steps.is_empty()).then(|| self.timer());
+        let copy = read.map(|(_, bytes)| bytes.div_ceil(4) * 4);
+        let staging = copy.map(|c| self.pools.inner.staging(&self.device, c.max(4)));
         let start = Instant::now();
-        self.scoped("running kernels", || {
+        let index = self.scoped("running kernels", || {
             let mut enc = self.device.create_command_encoder(&Default::default());
-            {
+            if !steps.is_empty() {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("tilekit"),
-                    timestamp_writes: timestamps.as_ref().map(|(set, _, _)| {
-                        wgpu::ComputePassTimestampWrites {
-                            query_set: set,
-                            beginning_of_pass_write_index: Some(0),
-                            end_of_pass_write_index: Some(1),
-                        }
+                    timestamp_writes: timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
+                        query_set: &t.set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
                     }),
                 });
                 for s in steps {
@@ -183,33 +285,47 @@ impl Gpu {
                     pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
                 }
             }
-            if let Some((set, resolve, staging)) = &timestamps {
-                enc.resolve_query_set(set, 0..2, resolve, 0);
-                enc.copy_buffer_to_buffer(resolve, 0, staging, 0, 16);
+            if let Some(t) = &timer {
+                enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
+                enc.copy_buffer_to_buffer(&t.resolve, 0, &t.staging, 0, 16);
             }
-            self.queue.submit([enc.finish()]);
-        })?;
-        self.wait()?;
-        let wall = start.elapsed().as_secs_f64();
-        match timestamps {
-            None => Ok(Timing {
-                seconds: wall,
-                clock: Clock::WallClock,
-            }),
-            Some((_, _, staging)) => {
-                let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
-                staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = tx.send(r);
-                });
-                self.wait()?;
-                if !matches!(pollster::block_on(rx.receive()), Some(Ok(()))) {
-                    return Err(Error::Gpu {
-                        context: "reading timestamps".into(),
-                        message: "map failed".into(),
-                    });
+            if let (Some((src, _)), Some(dst), Some(c)) = (read, &staging, copy) {
+                if c > 0 {
+                    enc.copy_buffer_to_buffer(src, 0, dst, 0, c);
                 }
+            }
+            self.queue.submit([enc.finish()])
+        })?;
+        let timer_rx = timer.as_ref().map(|t| map_read(self, &t.staging));
+        let data_rx = staging.as_ref().map(|s| map_read(self, s));
+        self.wait_for("the kernels", Some(index))?;
+        let wall = start.elapsed().as_secs_f64();
+        let data = match (staging, data_rx, read) {
+            (Some(s), Some(rx), Some((_, bytes))) => {
+                mapped(rx, "reading a buffer back")?;
+                let out = {
+                    let view = s.slice(..).get_mapped_range().map_err(|e| Error::Gpu {
+                        context: "reading a buffer back".into(),
+                        message: e.to_string(),
+                    })?;
+                    view[..bytes as usize].to_vec()
+                };
+                s.unmap();
+                self.pools.inner.staging_back(s);
+                Some(out)
+            }
+            _ => None,
+        };
+        let wall_timing = Timing {
+            seconds: wall,
+            clock: Clock::WallClock,
+        };
+        let timing = match (timer, timer_rx) {
+            (Some(t), Some(rx)) => {
+                mapped(rx, "reading timestamps")?;
                 let ticks: [u64; 2] = {
-                    let view = staging
+                    let view = t
+                        .staging
                         .slice(..)
                         .get_mapped_range()
                         .map_err(|e| Error::Gpu {
@@ -218,32 +334,36 @@ impl Gpu {
                         })?;
                     bytemuck::pod_read_unaligned(&view[..16])
                 };
-                staging.unmap();
+                t.staging.unmap();
+                if let Ok(mut pool) = self.pools.inner.timers.lock() {
+                    if pool.len() < crate::pool::MAX_TIMERS {
+                        pool.push(t);
+                    }
+                }
                 let period = self.queue.get_timestamp_period() as f64;
                 let seconds = ticks[1].wrapping_sub(ticks[0]) as f64 * period * 1e-9;
                 // A driver that returns zeros or garbage falls back to the wall clock.
                 if seconds > 0.0 && seconds <= wall * 1.5 + 1e-3 {
-                    Ok(Timing {
+                    Timing {
                         seconds,
                         clock: Clock::GpuTimestamp,
-                    })
+                    }
                 } else {
-                    Ok(Timing {
-                        seconds: wall,
-                        clock: Clock::WallClock,
-                    })
+                    wall_timing
                 }
             }
-        }
+            _ => wall_timing,
+        };
+        Ok((timing, data))
     }
 
     /// Copy `bytes` from one buffer to another (outside any timing).
     pub fn copy_buffer(&self, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) -> Result<()> {
-        self.scoped("copying a buffer", || {
+        let index = self.scoped("copying a buffer", || {
             let mut enc = self.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes.div_ceil(4) * 4);
-            self.queue.submit([enc.finish()]);
+            self.queue.submit([enc.finish()])
         })?;
-        self.wait()
+        self.wait_for("a buffer copy", Some(index))
     }
 }

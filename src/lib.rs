@@ -2,8 +2,8 @@
 //!
 //! The CUDA shared-memory lessons (PMPP chapter 4, the reduction and `__shared__` articles, the
 //! CUDA Handbook's memory chapter) on portable GPU compute: WGSL compute shaders run through wgpu
-//! on Vulkan, Metal, DX12 and, headless, on lavapipe. Workgroup memory is shared memory; tile
-//! sizes are `override` constants chosen by a [`plan::Planner`] from the adapter's limits.
+//! on Vulkan, Metal, DX12, OpenGL and, headless, on lavapipe. Workgroup memory is shared memory;
+//! tile sizes are `override` constants chosen by a [`plan::Planner`] from the adapter's limits.
 //!
 //! ```no_run
 //! # fn main() -> tilekit::Result<()> {
@@ -11,14 +11,18 @@
 //! let (m, k, n) = (300, 200, 100);
 //! let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
 //! let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
-//! let c = gpu.matmul(&a, &b, m, k, n)?;               // fastest variant that fits
+//! let c = gpu.matmul(&a, &b, m, k, n)?;               // the kernel chosen for this shape
 //! assert_eq!(c.len(), m * n);
 //! let s = gpu.reduce(&a, tilekit::kernels::reduce::Op::Sum)?;
 //! println!("sum = {s}, adapter = {}", gpu.summary.name);
 //! # Ok(()) }
 //! ```
+//!
+//! With `default-features = false` the library builds without the command line's dependencies
+//! (clap, indicatif, plotters, npyz, rand): the kernels, the planner and [`Gpu`] only.
 
-pub mod bench;
+#![warn(missing_docs)]
+
 pub mod buffer;
 pub mod dispatch;
 pub mod error;
@@ -26,9 +30,19 @@ pub mod gpu;
 pub mod kernels;
 pub mod launch;
 pub mod limits;
-pub mod npy;
 pub mod pipeline;
 pub mod plan;
+pub mod pool;
+
+#[cfg(feature = "cli")]
+pub mod bench;
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+pub mod npy;
+#[cfg(feature = "cli")]
+pub mod report;
+#[cfg(feature = "cli")]
 pub mod tour;
 
 pub use buffer::{DeviceBuffer, POISON};
@@ -37,4 +51,9 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
 pub use launch::{Clock, Timing};
 pub use limits::{DeviceProfile, Limits};
-pub use plan::{Kernel, Plan, Planner};
+pub use plan::{Plan, Planner, Tiling};
+
+/// The README's Rust example, compiled and run by `cargo test` (doctests) so that it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

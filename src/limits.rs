@@ -7,25 +7,61 @@
 
 use serde::Serialize;
 
-/// A snapshot of the adapter's compute limits. Built from `wgpu::Limits`, or by hand for tests
-/// and what-if analysis (`tilekit plan --limits webgpu-default`).
+/// A snapshot of the adapter's compute limits, named as wgpu names them (`tilekit info` prints
+/// the same names, and so does `--json`). Built from `wgpu::Limits`, from a named preset
+/// ([`Limits::preset`]) for platforms this machine cannot run, or by hand for what-if analysis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
-    /// `max_compute_workgroup_storage_size`: bytes of workgroup memory per workgroup.
-    pub workgroup_storage: u32,
-    /// `max_compute_invocations_per_workgroup`.
-    pub invocations: u32,
-    /// `max_compute_workgroup_size_{x,y,z}`.
-    pub workgroup_size: [u32; 3],
-    /// `max_compute_workgroups_per_dimension`.
-    pub workgroups_per_dimension: u32,
-    /// `max_storage_buffer_binding_size` in bytes.
-    pub storage_binding: u64,
-    /// `max_buffer_size` in bytes.
-    pub buffer_size: u64,
-    /// Smallest and largest subgroup size (`AdapterInfo::subgroup_{min,max}_size`); 0 if unknown.
-    pub subgroup_sizes: [u32; 2],
+    /// Bytes of workgroup memory per workgroup (CUDA's `sharedMemPerBlock`).
+    pub max_compute_workgroup_storage_size: u32,
+    /// Invocations per workgroup (CUDA's `maxThreadsPerBlock`).
+    pub max_compute_invocations_per_workgroup: u32,
+    /// Largest workgroup in x.
+    pub max_compute_workgroup_size_x: u32,
+    /// Largest workgroup in y.
+    pub max_compute_workgroup_size_y: u32,
+    /// Largest workgroup in z.
+    pub max_compute_workgroup_size_z: u32,
+    /// Workgroups per dispatch dimension (CUDA's 65,535-block grid limit).
+    pub max_compute_workgroups_per_dimension: u32,
+    /// Bytes one storage-buffer binding can see.
+    pub max_storage_buffer_binding_size: u64,
+    /// Bytes of one buffer.
+    pub max_buffer_size: u64,
+    /// Smallest subgroup size (`AdapterInfo::subgroup_min_size`); 0 if unknown.
+    pub subgroup_min_size: u32,
+    /// Largest subgroup size (`AdapterInfo::subgroup_max_size`); 0 if unknown.
+    pub subgroup_max_size: u32,
 }
+
+/// The limit presets `--limits NAME` knows, for platforms this machine cannot run: name, where
+/// the figures come from.
+pub const PRESETS: [(&str, &str); 6] = [
+    (
+        "webgpu-default",
+        "WebGPU's baseline, what every adapter must offer (wgpu::Limits::default)",
+    ),
+    (
+        "apple-m",
+        "Apple M-series through Metal: wgpu-hal's Metal backend (32 KiB threadgroup memory, 1024 threads per threadgroup, 65,535 threadgroups per dimension); buffers of 2 GiB, below what M-series report",
+    ),
+    (
+        "dx12",
+        "a discrete GPU through DX12: wgpu-hal's DX12 backend (D3D12_CS_* constants: 32 KiB groupshared, 1024 threads, z at most 64, 65,535 groups; bindings of 2^31-1 bytes)",
+    ),
+    (
+        "gl",
+        "llvmpipe through OpenGL 4.5 (Mesa 22.3.6) as wgpu's GL backend reports it, measured on this machine kind",
+    ),
+    (
+        "lavapipe",
+        "lavapipe (Mesa 22.3.6) through Vulkan, as measured on the CI machine kind (FINDINGS.md)",
+    ),
+    (
+        "h100",
+        "NVIDIA H100 80GB HBM3 through Vulkan, driver 580.159.04, as measured (FINDINGS.md)",
+    ),
+];
 
 impl Limits {
     /// WebGPU's baseline limits: what every adapter must offer (16 KiB, 256 invocations).
@@ -33,26 +69,89 @@ impl Limits {
         Limits::from_wgpu(&wgpu::Limits::default(), [0, 0])
     }
 
-    /// From wgpu's limits and the adapter's subgroup sizes.
+    /// From wgpu's limits and the adapter's subgroup sizes (min, max).
     pub fn from_wgpu(l: &wgpu::Limits, subgroup_sizes: [u32; 2]) -> Limits {
         Limits {
-            workgroup_storage: l.max_compute_workgroup_storage_size,
-            invocations: l.max_compute_invocations_per_workgroup,
-            workgroup_size: [
-                l.max_compute_workgroup_size_x,
-                l.max_compute_workgroup_size_y,
-                l.max_compute_workgroup_size_z,
-            ],
-            workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
-            storage_binding: l.max_storage_buffer_binding_size,
-            buffer_size: l.max_buffer_size,
-            subgroup_sizes,
+            max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
+            max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_compute_workgroup_size_x: l.max_compute_workgroup_size_x,
+            max_compute_workgroup_size_y: l.max_compute_workgroup_size_y,
+            max_compute_workgroup_size_z: l.max_compute_workgroup_size_z,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+            max_buffer_size: l.max_buffer_size,
+            subgroup_min_size: subgroup_sizes[0],
+            subgroup_max_size: subgroup_sizes[1],
         }
+    }
+
+    /// A named preset (see [`PRESETS`]); an unknown name is a typed error listing them.
+    pub fn preset(name: &str) -> crate::Result<Limits> {
+        let mut l = Limits::webgpu_default();
+        let desktop = |l: &mut Limits, storage: u32, z: u32| {
+            l.max_compute_workgroup_storage_size = storage;
+            l.max_compute_invocations_per_workgroup = 1024;
+            l.max_compute_workgroup_size_x = 1024;
+            l.max_compute_workgroup_size_y = 1024;
+            l.max_compute_workgroup_size_z = z;
+            l.max_compute_workgroups_per_dimension = 65_535;
+        };
+        match name {
+            "webgpu-default" => {}
+            "apple-m" => {
+                desktop(&mut l, 32_768, 1024);
+                l.max_storage_buffer_binding_size = 1 << 31;
+                l.max_buffer_size = 1 << 31;
+                (l.subgroup_min_size, l.subgroup_max_size) = (32, 32);
+            }
+            "dx12" => {
+                desktop(&mut l, 32_768, 64);
+                l.max_storage_buffer_binding_size = (1 << 31) - 1;
+                l.max_buffer_size = (1 << 31) - 1;
+                (l.subgroup_min_size, l.subgroup_max_size) = (32, 32);
+            }
+            "gl" => {
+                desktop(&mut l, 32_768, 1024);
+                l.max_storage_buffer_binding_size = 134_217_728;
+                l.max_buffer_size = 2_147_483_647;
+                (l.subgroup_min_size, l.subgroup_max_size) = (4, 128);
+            }
+            "lavapipe" => {
+                desktop(&mut l, 32_768, 1024);
+                l.max_storage_buffer_binding_size = 134_217_728;
+                l.max_buffer_size = 2_147_483_647;
+                (l.subgroup_min_size, l.subgroup_max_size) = (8, 8);
+            }
+            "h100" => {
+                desktop(&mut l, 49_152, 64);
+                l.max_storage_buffer_binding_size = 2_147_483_644;
+                l.max_buffer_size = 4_292_870_144;
+                (l.subgroup_min_size, l.subgroup_max_size) = (32, 32);
+            }
+            other => {
+                return Err(crate::Error::Unknown {
+                    what: "limits preset",
+                    got: other.to_string(),
+                    choices: PRESETS.iter().map(|p| p.0.to_string()).collect(),
+                })
+            }
+        }
+        Ok(l)
+    }
+
+    /// `max_compute_workgroup_size_{x,y,z}` as an array.
+    pub fn max_workgroup_size(&self) -> [u32; 3] {
+        [
+            self.max_compute_workgroup_size_x,
+            self.max_compute_workgroup_size_y,
+            self.max_compute_workgroup_size_z,
+        ]
     }
 
     /// The largest buffer one binding can see: the smaller of the two buffer limits.
     pub fn max_binding_bytes(&self) -> u64 {
-        self.storage_binding.min(self.buffer_size)
+        self.max_storage_buffer_binding_size
+            .min(self.max_buffer_size)
     }
 }
 
@@ -274,8 +373,14 @@ mod tests {
     #[test]
     fn webgpu_baseline_is_16_kib_and_256_invocations() {
         let l = Limits::webgpu_default();
-        assert_eq!(l.workgroup_storage, 16_384);
-        assert_eq!(l.invocations, 256);
+        assert_eq!(l.max_compute_workgroup_storage_size, 16_384);
+        assert_eq!(l.max_compute_invocations_per_workgroup, 256);
+        for (name, _) in PRESETS {
+            let p = Limits::preset(name).unwrap();
+            assert!(p.max_compute_workgroup_storage_size >= 16_384, "{name}");
+            assert!(p.max_compute_invocations_per_workgroup >= 256, "{name}");
+        }
+        assert!(Limits::preset("nope").is_err());
     }
 
     #[test]

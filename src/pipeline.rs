@@ -8,13 +8,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// A WGSL source with a name (the cache key). Most are a file under `shaders/`; a family whose
-/// element type varies (the reduction) substitutes its `alias` line, which is part of the name.
+/// element type varies (the reduction) substitutes its `alias` line, which is part of the name;
+/// a variant that needs an optional feature lives in its own file, appended to the family's
+/// common one ([`Shader::join`]), so that an adapter without the feature still builds the rest.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shader {
     /// Cache key, e.g. `matmul` or `reduce<i32>`.
     pub name: Cow<'static, str>,
     /// WGSL source.
     pub source: Cow<'static, str>,
+    /// Keep wgpu's runtime checks whatever the [`Gpu`] says (a learner's shader, whose indices
+    /// nobody has proven: `tilekit exercise check`).
+    pub checked: bool,
 }
 
 impl Shader {
@@ -23,6 +28,26 @@ impl Shader {
         Shader {
             name: Cow::Borrowed(name),
             source: Cow::Borrowed(source),
+            checked: false,
+        }
+    }
+
+    /// A shader made of several files, in order (one module; later parts use the functions and
+    /// bindings of earlier ones).
+    pub fn join(name: impl Into<String>, parts: &[&str]) -> Shader {
+        Shader {
+            name: Cow::Owned(name.into()),
+            source: Cow::Owned(parts.concat()),
+            checked: false,
+        }
+    }
+
+    /// A shader built at run time (a specialisation, a learner's file).
+    pub fn owned(name: impl Into<String>, source: impl Into<String>) -> Shader {
+        Shader {
+            name: Cow::Owned(name.into()),
+            source: Cow::Owned(source.into()),
+            checked: false,
         }
     }
 }
@@ -65,7 +90,7 @@ impl Gpu {
             source: wgpu::ShaderSource::Wgsl(shader.source.clone()),
         };
         let module = self.scoped(&format!("compiling shaders/{}.wgsl", shader.name), || {
-            if self.runtime_checks {
+            if self.runtime_checks || shader.checked {
                 self.device.create_shader_module(desc)
             } else {
                 // SAFETY: tilekit's kernels guard every global access with their own bounds
@@ -124,7 +149,7 @@ impl Gpu {
                         constants: &consts,
                         // Every tilekit kernel writes its workgroup arrays before reading them
                         // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
-                        zero_initialize_workgroup_memory: self.runtime_checks,
+                        zero_initialize_workgroup_memory: self.runtime_checks || shader.checked,
                     },
                     cache: None,
                 })

@@ -1,10 +1,12 @@
 //! The planner: "memory as a limiting factor to parallelism" (PMPP 4.7) as pure Rust.
 //!
-//! For a kernel and each candidate tile it computes what one workgroup needs (invocations,
-//! workgroup bytes, estimated registers), refuses candidates the adapter's [`Limits`] cannot hold
-//! (wgpu 30 does not check workgroup storage itself: FINDINGS.md pitfall 1), works out how many
-//! workgroups a multiprocessor holds under each resource of the [`DeviceProfile`], and ranks the
-//! rest. It never talks to a device.
+//! A kernel family describes what it can launch as a [`Tiling`]: for a problem size, the
+//! candidate tiles and what one workgroup of each needs (invocations, workgroup bytes, estimated
+//! registers). The planner refuses candidates the adapter's [`Limits`] cannot hold (wgpu 30 does
+//! not check workgroup storage itself: FINDINGS.md pitfall 1), works out how many workgroups a
+//! multiprocessor holds under each resource of the [`DeviceProfile`], ranks the rest and says why.
+//! It never talks to a device, and knows no family: the candidates live beside their shaders in
+//! `src/kernels/<family>/`.
 
 use crate::dispatch::Dispatch;
 use crate::limits::{DeviceProfile, Limits};
@@ -128,67 +130,47 @@ pub fn max_registers_for_full_residency(profile: &DeviceProfile) -> u32 {
     (profile.registers_per_mp / profile.threads_per_mp) / g * g
 }
 
-/// The kernels the planner sizes, with their problem sizes.
+/// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kernel {
-    /// PMPP fig 4.16/4.20: TILE×TILE workgroup tiles of A and B.
-    TiledMatmul {
-        /// Rows of A and C.
-        m: u32,
-        /// Columns of A, rows of B.
-        k: u32,
-        /// Columns of B and C.
-        n: u32,
-    },
-    /// BM×BN output block per workgroup, TM×TN per invocation, K in BK slices.
-    BlockedMatmul {
-        /// Rows of A and C.
-        m: u32,
-        /// Columns of A, rows of B.
-        k: u32,
-        /// Columns of B and C.
-        n: u32,
-    },
-    /// A workgroup-memory tree reduction over `n` elements.
-    Reduce {
-        /// Elements.
-        n: u64,
-    },
-    /// Reverse through a workgroup array of one element per invocation.
-    Reverse {
-        /// Elements.
-        n: u64,
-    },
-    /// Transpose of an M×N matrix through a TILE×TILE tile (padded rows).
-    Transpose {
-        /// Rows.
-        m: u32,
-        /// Columns.
-        n: u32,
-    },
-    /// Box blur with the tile and its halo in workgroup memory (PMPP fig 4.1).
-    Blur {
-        /// Image width.
-        width: u32,
-        /// Image height.
-        height: u32,
-        /// BLUR_SIZE: the window is (2·radius+1)².
-        radius: u32,
-    },
+pub enum Scoring {
+    /// Global-load reduction ([`Spec::reuse`]), discounted below 25% occupancy and when the
+    /// launch has fewer workgroups than the device has multiprocessors (tiles).
+    Reuse,
+    /// The highest occupancy, then the workgroup size nearest 256 invocations (the lessons'
+    /// block size): kernels whose tile is only a workgroup size (reduce, reverse).
+    Occupancy,
 }
 
-impl Kernel {
-    /// Short name used on the command line.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kernel::TiledMatmul { .. } => "tiled-matmul",
-            Kernel::BlockedMatmul { .. } => "blocked-matmul",
-            Kernel::Reduce { .. } => "reduce",
-            Kernel::Reverse { .. } => "reverse",
-            Kernel::Transpose { .. } => "transpose",
-            Kernel::Blur { .. } => "blur",
-        }
+/// One candidate a kernel family offers the planner.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    /// E.g. `TILE=16` or `128x128x16/8x8`.
+    pub label: String,
+    /// Override constants to set in the shader, by name.
+    pub constants: Vec<(&'static str, u32)>,
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
+    /// What one workgroup needs (counted from the shader's declarations).
+    pub usage: KernelUse,
+    /// How many times fewer global loads than the naive kernel.
+    pub reuse: f64,
+    /// Workgroups the launch needs for the problem.
+    pub workgroups: u64,
+}
+
+/// A kernel the planner sizes: its name, problem size and candidate tiles. Each kernel family
+/// implements this next to the shader whose declarations its [`KernelUse`] counts.
+pub trait Tiling {
+    /// Short name used on the command line, e.g. `tiled-matmul`.
+    fn kernel(&self) -> &'static str;
+    /// The problem size, named (e.g. `[("m", 1000), ("k", 1000), ("n", 1000)]`).
+    fn sizes(&self) -> Vec<(&'static str, u64)>;
+    /// Every candidate tile, in the order the table shows them.
+    fn candidates(&self) -> Vec<Spec>;
+    /// How candidates are ranked.
+    fn scoring(&self) -> Scoring {
+        Scoring::Reuse
     }
 }
 
@@ -216,22 +198,48 @@ pub struct Candidate {
     pub workgroups: u64,
 }
 
+/// Who made the choice in a [`Plan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChosenBy {
+    /// The planner's analysis (the fallback, and the explanation).
+    Planner,
+    /// The caller forced a candidate by label.
+    Forced,
+    /// The autotuner's cache for this adapter and shape bucket (`tilekit tune`).
+    Tuner,
+}
+
 /// The planner's answer: the chosen candidate, the constants and dispatch that go with it, and
 /// the analysis of every candidate.
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
-    /// The kernel and its sizes.
-    pub kernel: Kernel,
+    /// The kernel, e.g. `tiled-matmul`.
+    pub kernel: String,
+    /// The problem size, named.
+    #[serde(serialize_with = "ordered_map")]
+    pub sizes: Vec<(String, u64)>,
     /// The profile the residency figures come from.
     pub profile: String,
     /// Every candidate, in the order considered.
     pub candidates: Vec<Candidate>,
     /// Index of the chosen candidate.
     pub chosen: usize,
+    /// Who chose it.
+    pub chosen_by: ChosenBy,
     /// The launch grid for the chosen candidate.
     pub dispatch: Dispatch,
     /// One line saying why.
     pub why: String,
+}
+
+fn ordered_map<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, x) in v {
+        m.serialize_entry(k, x)?;
+    }
+    m.end()
 }
 
 impl Plan {
@@ -249,14 +257,24 @@ impl Plan {
             .collect()
     }
 
-    /// The value of one chosen override constant.
+    /// The value of one chosen override constant. Every candidate of a [`Tiling`] sets the same
+    /// constants, so a missing one is a bug in the family, not bad input.
     pub fn constant(&self, name: &str) -> u32 {
         self.choice()
             .constants
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| *v)
-            .unwrap_or_else(|| panic!("plan for {} has no constant {name}", self.kernel.name()))
+            .unwrap_or_else(|| panic!("plan for {} has no constant {name}", self.kernel))
+    }
+
+    /// The problem size as `1000×1000×1000`.
+    pub fn size_text(&self) -> String {
+        self.sizes
+            .iter()
+            .map(|(_, v)| v.to_string())
+            .collect::<Vec<_>>()
+            .join("×")
     }
 
     /// The table `tilekit plan` prints.
@@ -329,20 +347,6 @@ pub struct Planner {
     pub profile: DeviceProfile,
 }
 
-struct Spec {
-    label: String,
-    constants: Vec<(&'static str, u32)>,
-    workgroup_size: [u32; 3],
-    usage: KernelUse,
-    reuse: f64,
-    workgroups: u64,
-}
-
-/// `a / b` rounded up, as u64.
-fn cdiv(a: u64, b: u64) -> u64 {
-    a.div_ceil(b)
-}
-
 impl Planner {
     /// A planner for these limits and this profile.
     pub fn new(limits: Limits, profile: DeviceProfile) -> Planner {
@@ -361,20 +365,20 @@ impl Planner {
                 limit,
             })
         };
-        if usage.workgroup_bytes > l.workgroup_storage {
+        if usage.workgroup_bytes > l.max_compute_workgroup_storage_size {
             return refuse(
                 "workgroup bytes",
                 usage.workgroup_bytes as u64,
                 "max_compute_workgroup_storage_size",
-                l.workgroup_storage as u64,
+                l.max_compute_workgroup_storage_size as u64,
             );
         }
-        if usage.invocations > l.invocations {
+        if usage.invocations > l.max_compute_invocations_per_workgroup {
             return refuse(
                 "invocations per workgroup",
                 usage.invocations as u64,
                 "max_compute_invocations_per_workgroup",
-                l.invocations as u64,
+                l.max_compute_invocations_per_workgroup as u64,
             );
         }
         let names = [
@@ -382,142 +386,24 @@ impl Planner {
             "max_compute_workgroup_size_y",
             "max_compute_workgroup_size_z",
         ];
+        let max = l.max_workgroup_size();
         for d in 0..3 {
-            if workgroup_size[d] > l.workgroup_size[d] {
+            if workgroup_size[d] > max[d] {
                 return refuse(
                     "workgroup size",
                     workgroup_size[d] as u64,
                     names[d],
-                    l.workgroup_size[d] as u64,
+                    max[d] as u64,
                 );
             }
         }
         Ok(())
     }
 
-    fn specs(&self, kernel: Kernel) -> Vec<Spec> {
-        match kernel {
-            Kernel::TiledMatmul { m, n, .. } => [4u32, 8, 16, 32]
-                .into_iter()
-                .map(|t| Spec {
-                    label: format!("TILE={t}"),
-                    constants: vec![("TILE", t)],
-                    workgroup_size: [t, t, 1],
-                    // Two T×T f32 tiles (fig 4.16: Mds and Nds).
-                    usage: KernelUse {
-                        invocations: t * t,
-                        workgroup_bytes: 2 * t * t * 4,
-                        registers: 18,
-                    },
-                    reuse: t as f64,
-                    workgroups: cdiv(m as u64, t as u64) * cdiv(n as u64, t as u64),
-                })
-                .collect(),
-            Kernel::BlockedMatmul { m, n, .. } => [
-                (128u32, 128u32, 16u32, 8u32, 8u32),
-                (128, 128, 8, 8, 8),
-                (128, 64, 16, 8, 4),
-                (64, 64, 16, 4, 4),
-                (64, 64, 8, 4, 4),
-                (32, 32, 16, 4, 4),
-                (16, 16, 16, 2, 2),
-            ]
-            .into_iter()
-            .map(|(bm, bn, bk, tm, tn)| {
-                let (wx, wy) = (bn / tn, bm / tm);
-                Spec {
-                    label: format!("{bm}x{bn}x{bk}/{tm}x{tn}"),
-                    constants: vec![("BM", bm), ("BN", bn), ("BK", bk), ("TM", tm), ("TN", tn)],
-                    workgroup_size: [wx, wy, 1],
-                    usage: KernelUse {
-                        invocations: wx * wy,
-                        workgroup_bytes: (bm * bk + bk * bn) * 4,
-                        // The TM×TN accumulators, a column of A and a row of B, and addressing.
-                        registers: tm * tn + tm + tn + 20,
-                    },
-                    reuse: 2.0 * (bm * bn) as f64 / (bm + bn) as f64,
-                    workgroups: cdiv(m as u64, bm as u64) * cdiv(n as u64, bn as u64),
-                }
-            })
-            .collect(),
-            Kernel::Reduce { n } | Kernel::Reverse { n } => [64u32, 128, 256, 512, 1024]
-                .into_iter()
-                .map(|wg| Spec {
-                    label: format!("WG={wg}"),
-                    constants: vec![("WG", wg)],
-                    workgroup_size: [wg, 1, 1],
-                    usage: KernelUse {
-                        invocations: wg,
-                        workgroup_bytes: wg * 4,
-                        registers: 16,
-                    },
-                    reuse: 1.0,
-                    workgroups: cdiv(n, wg as u64),
-                })
-                .collect(),
-            Kernel::Transpose { m, n } => [8u32, 16, 32]
-                .into_iter()
-                .map(|t| {
-                    let rows = t.min(8);
-                    Spec {
-                        label: format!("TILE={t}, ROWS={rows}"),
-                        constants: vec![("TILE", t), ("ROWS", rows)],
-                        workgroup_size: [t, rows, 1],
-                        // One tile, each row padded by a word (Handbook 8.1: 33 words).
-                        usage: KernelUse {
-                            invocations: t * rows,
-                            workgroup_bytes: t * (t + 1) * 4,
-                            registers: 16,
-                        },
-                        // Coalesced run length on both sides, capped at a 32-word transaction.
-                        reuse: t.min(32) as f64,
-                        workgroups: cdiv(m as u64, t as u64) * cdiv(n as u64, t as u64),
-                    }
-                })
-                .collect(),
-            Kernel::Blur {
-                width,
-                height,
-                radius,
-            } => [8u32, 16, 32]
-                .into_iter()
-                .map(|t| {
-                    let side = t + 2 * radius;
-                    let window = ((2 * radius + 1) * (2 * radius + 1)) as f64;
-                    Spec {
-                        label: format!("TILE={t}"),
-                        constants: vec![("TILE", t), ("BLUR_SIZE", radius)],
-                        workgroup_size: [t, t, 1],
-                        usage: KernelUse {
-                            invocations: t * t,
-                            workgroup_bytes: side.saturating_mul(side).saturating_mul(4),
-                            registers: 16,
-                        },
-                        // Naive: window loads per pixel; tiled: side²/t² loads per pixel.
-                        reuse: window * (t * t) as f64 / (side as f64 * side as f64),
-                        workgroups: cdiv(width as u64, t as u64) * cdiv(height as u64, t as u64),
-                    }
-                })
-                .collect(),
-        }
-    }
-
-    /// Score a candidate: global-load reduction, discounted when too few invocations are resident
-    /// to hide memory latency (below 25% occupancy) or when the launch has fewer workgroups than
-    /// the device has multiprocessors. Workgroup-size-only kernels (reduce, reverse) prefer the
-    /// highest occupancy, then 256 invocations (the lessons' block size).
-    fn score(&self, kernel: Kernel, spec: &Spec, res: &Residency) -> f64 {
-        let occupancy_factor = if self.profile.is_gpu {
-            (res.occupancy / 0.25).min(1.0)
-        } else {
-            1.0
-        };
-        let fill = match self.profile.multiprocessors {
-            Some(mps) if self.profile.is_gpu => (spec.workgroups as f64 / mps as f64).min(1.0),
-            _ => 1.0,
-        };
-        match kernel {
-            Kernel::Reduce { .. } | Kernel::Reverse { .. } => {
+    /// Score a candidate (see [`Scoring`]).
+    fn score(&self, scoring: Scoring, spec: &Spec, res: &Residency) -> f64 {
+        match scoring {
+            Scoring::Occupancy => {
                 let inv = spec.usage.invocations as f64;
                 let occ = if self.profile.is_gpu {
                     res.occupancy
@@ -526,7 +412,18 @@ impl Planner {
                 };
                 occ * 10.0 - (inv / 256.0).log2().abs()
             }
-            _ => {
+            Scoring::Reuse => {
+                let occupancy_factor = if self.profile.is_gpu {
+                    (res.occupancy / 0.25).min(1.0)
+                } else {
+                    1.0
+                };
+                let fill = match self.profile.multiprocessors {
+                    Some(mps) if self.profile.is_gpu => {
+                        (spec.workgroups as f64 / mps as f64).min(1.0)
+                    }
+                    _ => 1.0,
+                };
                 // Larger K slices mean fewer barriers: a tie-breaker only.
                 let bk = spec
                     .constants
@@ -538,47 +435,75 @@ impl Planner {
         }
     }
 
+    /// Every candidate of `kernel` analysed: residency, whether the limits allow it, its score.
+    pub fn analyse(&self, kernel: &dyn Tiling) -> Vec<Candidate> {
+        let scoring = kernel.scoring();
+        kernel
+            .candidates()
+            .iter()
+            .map(|spec| {
+                let res = residency(&self.profile, spec.usage);
+                let refused = self
+                    .check(&spec.label, spec.workgroup_size, spec.usage)
+                    .err()
+                    .map(|e| e.to_string());
+                let score = if refused.is_some() {
+                    f64::NEG_INFINITY
+                } else {
+                    self.score(scoring, spec, &res)
+                };
+                Candidate {
+                    label: spec.label.clone(),
+                    constants: spec
+                        .constants
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), *v))
+                        .collect(),
+                    workgroup_size: spec.workgroup_size,
+                    usage: spec.usage,
+                    refused,
+                    residency: res,
+                    reuse: spec.reuse,
+                    score,
+                    workgroups: spec.workgroups,
+                }
+            })
+            .collect()
+    }
+
     /// Plan `kernel`: every candidate analysed, the best that fits chosen.
-    pub fn plan(&self, kernel: Kernel) -> Result<Plan> {
-        self.plan_inner(kernel, None)
+    pub fn plan(&self, kernel: &dyn Tiling) -> Result<Plan> {
+        self.plan_inner(kernel, None, ChosenBy::Planner)
     }
 
     /// Plan `kernel` with the candidate whose label is `label` forced; a typed error if the
     /// adapter cannot hold it (or if no candidate has that label).
-    pub fn plan_forced(&self, kernel: Kernel, label: &str) -> Result<Plan> {
-        self.plan_inner(kernel, Some(label))
+    pub fn plan_forced(&self, kernel: &dyn Tiling, label: &str) -> Result<Plan> {
+        self.plan_inner(kernel, Some(label), ChosenBy::Forced)
     }
 
-    fn plan_inner(&self, kernel: Kernel, forced: Option<&str>) -> Result<Plan> {
-        let specs = self.specs(kernel);
-        let mut candidates = Vec::with_capacity(specs.len());
-        for spec in &specs {
-            let res = residency(&self.profile, spec.usage);
-            let refused = self
-                .check(&spec.label, spec.workgroup_size, spec.usage)
-                .err()
-                .map(|e| e.to_string());
-            let score = if refused.is_some() {
-                f64::NEG_INFINITY
-            } else {
-                self.score(kernel, spec, &res)
-            };
-            candidates.push(Candidate {
-                label: spec.label.clone(),
-                constants: spec
-                    .constants
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), *v))
-                    .collect(),
-                workgroup_size: spec.workgroup_size,
-                usage: spec.usage,
-                refused,
-                residency: res,
-                reuse: spec.reuse,
-                score,
-                workgroups: spec.workgroups,
-            });
+    /// Plan `kernel` with `label` chosen by the autotuner: like [`Planner::plan_forced`], but
+    /// the plan says the tuner chose it.
+    pub fn plan_tuned(&self, kernel: &dyn Tiling, label: &str) -> Result<Plan> {
+        self.plan_inner(kernel, Some(label), ChosenBy::Tuner)
+    }
+
+    /// `kernel`'s plan with the tile `forced` if given, else the planner's choice.
+    pub fn plan_or_forced(&self, kernel: &dyn Tiling, forced: Option<&str>) -> Result<Plan> {
+        match forced {
+            Some(label) => self.plan_forced(kernel, label),
+            None => self.plan(kernel),
         }
+    }
+
+    fn plan_inner(
+        &self,
+        kernel: &dyn Tiling,
+        forced: Option<&str>,
+        chosen_by: ChosenBy,
+    ) -> Result<Plan> {
+        let name = kernel.kernel();
+        let candidates = self.analyse(kernel);
         let chosen = match forced {
             Some(label) => {
                 let i = candidates
@@ -593,11 +518,7 @@ impl Planner {
                         choices: candidates.iter().map(|c| c.label.clone()).collect(),
                     })?;
                 let c = &candidates[i];
-                self.check(
-                    &format!("{} {}", kernel.name(), c.label),
-                    c.workgroup_size,
-                    c.usage,
-                )?;
+                self.check(&format!("{name} {}", c.label), c.workgroup_size, c.usage)?;
                 i
             }
             None => {
@@ -608,7 +529,7 @@ impl Planner {
                     .max_by(|a, b| a.1.score.total_cmp(&b.1.score))
                     .map(|(i, _)| i);
                 best.ok_or_else(|| Error::NoPlan {
-                    kernel: kernel.name().to_string(),
+                    kernel: name.to_string(),
                     reason: candidates
                         .iter()
                         .map(|c| format!("{}: {}", c.label, c.refused.as_deref().unwrap_or("")))
@@ -619,15 +540,18 @@ impl Planner {
         };
         let c = &candidates[chosen];
         let dispatch = Dispatch::fold(
-            kernel.name(),
+            name,
             c.workgroups,
-            self.limits.workgroups_per_dimension,
+            self.limits.max_compute_workgroups_per_dimension,
         )?;
         let r = &c.residency;
-        let why = if forced.is_some() {
-            format!("{} was asked for and fits this adapter", c.label)
-        } else if self.profile.is_gpu {
-            format!(
+        let why = match chosen_by {
+            ChosenBy::Forced => format!("{} was asked for and fits this adapter", c.label),
+            ChosenBy::Tuner => format!(
+                "{} was the fastest when `tilekit tune` timed the candidates on this adapter",
+                c.label
+            ),
+            ChosenBy::Planner if self.profile.is_gpu => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",
                 c.label,
                 c.reuse,
@@ -635,22 +559,52 @@ impl Planner {
                 r.binding.name(),
                 r.occupancy * 100.0,
                 self.profile.name
-            )
-        } else {
-            format!(
+            ),
+            ChosenBy::Planner => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive; on a CPU adapter residency does not apply, so only the limits and the reuse count",
                 c.label, c.reuse
-            )
+            ),
         };
         Ok(Plan {
-            kernel,
+            kernel: name.to_string(),
+            sizes: kernel
+                .sizes()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             profile: self.profile.name.to_string(),
             candidates,
             chosen,
+            chosen_by,
             dispatch,
             why,
         })
     }
+}
+
+/// `a / b` rounded up, as u64 (workgroup counts).
+pub fn cdiv(a: u64, b: u64) -> u64 {
+    a.div_ceil(b)
+}
+
+/// Candidates sized only by a power-of-two workgroup of `WG` invocations, each holding `bytes_per`
+/// bytes of workgroup memory per invocation (the reduction's and reverse's tiles).
+pub fn workgroup_size_candidates(n: u64, bytes_per: u32, registers: u32) -> Vec<Spec> {
+    [64u32, 128, 256, 512, 1024]
+        .into_iter()
+        .map(|wg| Spec {
+            label: format!("WG={wg}"),
+            constants: vec![("WG", wg)],
+            workgroup_size: [wg, 1, 1],
+            usage: KernelUse {
+                invocations: wg,
+                workgroup_bytes: wg * bytes_per,
+                registers,
+            },
+            reuse: 1.0,
+            workgroups: cdiv(n, wg as u64),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -727,147 +681,5 @@ mod tests {
         assert_eq!(r.workgroups, 6);
         assert_eq!(r.binding, Resource::Threads);
         assert_eq!(r.workgroup_bytes_used, 12 * 1024);
-    }
-
-    fn tiled(limits: Limits, profile: DeviceProfile) -> u32 {
-        Planner::new(limits, profile)
-            .plan(Kernel::TiledMatmul {
-                m: 1000,
-                k: 1000,
-                n: 1000,
-            })
-            .unwrap()
-            .constant("TILE")
-    }
-
-    #[test]
-    fn webgpu_baseline_gives_tile_16_and_big_adapters_32() {
-        let mut big = Limits::webgpu_default();
-        big.invocations = 1024;
-        big.workgroup_size = [1024, 1024, 64];
-        big.workgroup_storage = 48 * 1024;
-        for p in DeviceProfile::all() {
-            assert_eq!(tiled(Limits::webgpu_default(), p.clone()), 16, "{}", p.name);
-            // Device D's 16,384 registers cannot hold one 1024-invocation workgroup at 18
-            // registers each, so the analysis keeps it at 16 even where the adapter allows 32.
-            let expected = if p.name == "device-d" { 16 } else { 32 };
-            assert_eq!(tiled(big.clone(), p.clone()), expected, "{}", p.name);
-        }
-    }
-
-    #[test]
-    fn a_tile_the_adapter_cannot_hold_is_a_typed_error() {
-        let p = Planner::new(Limits::webgpu_default(), d());
-        let e = p
-            .plan_forced(
-                Kernel::TiledMatmul {
-                    m: 64,
-                    k: 64,
-                    n: 64,
-                },
-                "TILE=32",
-            )
-            .unwrap_err();
-        match &e {
-            Error::TileTooLarge {
-                limit_name,
-                needed,
-                limit,
-                ..
-            } => {
-                assert_eq!(*limit_name, "max_compute_invocations_per_workgroup");
-                assert_eq!((*needed, *limit), (1024, 256));
-            }
-            other => panic!("{other:?}"),
-        }
-        assert!(e
-            .to_string()
-            .contains("max_compute_invocations_per_workgroup"));
-        let mut small = Limits::webgpu_default();
-        small.workgroup_storage = 1024;
-        let e = Planner::new(small, d())
-            .plan_forced(
-                Kernel::TiledMatmul {
-                    m: 64,
-                    k: 64,
-                    n: 64,
-                },
-                "TILE=16",
-            )
-            .unwrap_err();
-        assert!(
-            e.to_string().contains("max_compute_workgroup_storage_size"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn every_family_plans_under_the_baseline() {
-        let p = Planner::new(
-            Limits::webgpu_default(),
-            DeviceProfile::named("default").unwrap(),
-        );
-        for k in [
-            Kernel::TiledMatmul { m: 17, k: 33, n: 5 },
-            Kernel::BlockedMatmul {
-                m: 4096,
-                k: 4096,
-                n: 4096,
-            },
-            Kernel::Reduce { n: 1_000_003 },
-            Kernel::Reverse { n: 7 },
-            Kernel::Transpose { m: 1, n: 1 },
-            Kernel::Blur {
-                width: 100,
-                height: 3,
-                radius: 1,
-            },
-        ] {
-            let plan = p.plan(k).unwrap();
-            let c = plan.choice();
-            assert!(
-                c.usage.workgroup_bytes <= 16_384 && c.usage.invocations <= 256,
-                "{}",
-                plan.table()
-            );
-            assert!(plan.dispatch.launched() >= c.workgroups);
-        }
-        // Under 16 KiB the largest register-blocked tile that fits is 128x128x16.
-        let b = p
-            .plan(Kernel::BlockedMatmul {
-                m: 4096,
-                k: 4096,
-                n: 4096,
-            })
-            .unwrap();
-        assert_eq!(b.choice().label, "128x128x16/8x8");
-    }
-
-    #[test]
-    fn small_problems_get_smaller_blocks_on_a_large_gpu() {
-        let mut l = Limits::webgpu_default();
-        l.workgroup_storage = 48 * 1024;
-        l.invocations = 1024;
-        let p = Planner::new(l, DeviceProfile::named("hopper").unwrap());
-        let big = p
-            .plan(Kernel::BlockedMatmul {
-                m: 4096,
-                k: 4096,
-                n: 4096,
-            })
-            .unwrap();
-        let small = p
-            .plan(Kernel::BlockedMatmul {
-                m: 256,
-                k: 256,
-                n: 256,
-            })
-            .unwrap();
-        assert!(
-            big.constant("BM") > small.constant("BM"),
-            "{}\n{}",
-            big.table(),
-            small.table()
-        );
     }
 }

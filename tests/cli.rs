@@ -1,3 +1,4 @@
+#![cfg(feature = "cli")]
 //! The `tilekit` binary end to end: .npy in and out against the CPU reference, --json, and bad
 //! input answered with one line and exit code 2 (never a panic or a backtrace).
 
@@ -52,10 +53,10 @@ fn matmul_npy_round_trip() {
     let (m, k, n) = (17, 33, 5);
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
-    npy::write(&d.join("a.npy"), &a, &[m as u64, k as u64]).unwrap();
+    npy::save(&d.join("a.npy"), &a, &[m as u64, k as u64]).unwrap();
     // B as float64: converted with a warning.
     let b64: Vec<f64> = b.iter().map(|&v| v as f64).collect();
-    npy::write(&d.join("b.npy"), &b64, &[k as u64, n as u64]).unwrap();
+    npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]).unwrap();
     let c_path = d.join("c.npy");
     let out = tilekit(&[
         "run",
@@ -73,16 +74,18 @@ fn matmul_npy_round_trip() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("float64 converted"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("float64 is computed in float32"));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["verified"], true);
     assert_eq!(j["output"], s(&c_path));
     assert!(j["run"]["timing"]["seconds"].as_f64().unwrap() > 0.0);
     let c = npy::read(&c_path).unwrap();
     assert_eq!(c.shape, vec![m as u64, n as u64]);
-    let Data::F32(c) = c.data else {
-        panic!("not f32")
+    // float32 @ float64 is float64 in NumPy: so is the file.
+    let Data::F64(c) = c.data else {
+        panic!("not f64: {}", c.dtype())
     };
+    let c: Vec<f32> = c.iter().map(|&v| v as f32).collect();
     let (e, mag) = matmul::reference(&a, &b, m, k, n);
     matmul::verify(&c, &e, &mag, k).unwrap();
 }
@@ -91,7 +94,7 @@ fn matmul_npy_round_trip() {
 fn reduce_transpose_reverse_histogram_from_npy() {
     let d = dir("others");
     let x: Vec<i32> = (0..1001).map(|i| (i * 7919 % 2001) - 1000).collect();
-    npy::write(&d.join("x.npy"), &x, &[x.len() as u64]).unwrap();
+    npy::save(&d.join("x.npy"), &x, &[x.len() as u64]).unwrap();
     let out = tilekit(&[
         "run",
         "reduce",
@@ -110,7 +113,7 @@ fn reduce_transpose_reverse_histogram_from_npy() {
     assert_eq!(j["result"], *x.iter().min().unwrap());
 
     let t = random_f32(7 * 13, 5);
-    npy::write(&d.join("t.npy"), &t, &[7, 13]).unwrap();
+    npy::save(&d.join("t.npy"), &t, &[7, 13]).unwrap();
     let out = tilekit(&[
         "run",
         "transpose",
@@ -142,13 +145,14 @@ fn reduce_transpose_reverse_histogram_from_npy() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let Data::U32(r) = npy::read(&d.join("r.npy")).unwrap().data else {
+    // The dtype survives: int32 in, int32 out.
+    let Data::I32(r) = npy::read(&d.join("r.npy")).unwrap().data else {
         panic!()
     };
-    assert_eq!(r[0] as i32, x[1000]);
+    assert_eq!(r[0], x[1000]);
 
     let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
-    npy::write(&d.join("h.npy"), &bytes, &[bytes.len() as u64]).unwrap();
+    npy::save(&d.join("h.npy"), &bytes, &[bytes.len() as u64]).unwrap();
     let out = tilekit(&["run", "histogram", "--input", s(&d.join("h.npy")), "--json"]);
     assert!(
         out.status.success(),
@@ -189,7 +193,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "not a valid .npy file",
     );
     // A truncated file: a valid header, half the data.
-    npy::write(&d.join("full.npy"), &random_f32(1000, 1), &[1000]).unwrap();
+    npy::save(&d.join("full.npy"), &random_f32(1000, 1), &[1000]).unwrap();
     let full = std::fs::read(d.join("full.npy")).unwrap();
     std::fs::write(d.join("trunc.npy"), &full[..full.len() / 2]).unwrap();
     refused(
@@ -197,8 +201,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "trunc.npy",
     );
     // Shape mismatch names both shapes.
-    npy::write(&d.join("a.npy"), &random_f32(6, 1), &[2, 3]).unwrap();
-    npy::write(&d.join("b.npy"), &random_f32(8, 2), &[4, 2]).unwrap();
+    npy::save(&d.join("a.npy"), &random_f32(6, 1), &[2, 3]).unwrap();
+    npy::save(&d.join("b.npy"), &random_f32(8, 2), &[4, 2]).unwrap();
     refused(
         &[
             "run",
@@ -211,7 +215,14 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "A is 2×3",
     );
     // An unsupported dtype.
-    npy::write(&d.join("i64.npy"), &[1i64, 2, 3], &[3]).unwrap();
+    // An int64 file: six float32 values' bytes relabelled as three int64.
+    npy::save(&d.join("f6.npy"), &[1.0f32; 6], &[6]).unwrap();
+    let mut i64_bytes = std::fs::read(d.join("f6.npy")).unwrap();
+    let pos = i64_bytes.windows(3).position(|w| w == b"<f4").unwrap();
+    i64_bytes.splice(pos..pos + 3, b"<i8".iter().cloned());
+    let pos = i64_bytes.windows(5).position(|w| w == b"(6, )").unwrap();
+    i64_bytes.splice(pos..pos + 5, b"(3, )".iter().cloned());
+    std::fs::write(d.join("i64.npy"), &i64_bytes).unwrap();
     refused(
         &["run", "reduce", "--input", s(&d.join("i64.npy"))],
         "unsupported dtype",
@@ -227,7 +238,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
     // A matrix over the storage binding size: names the limit and the size.
     let side =
-        (((common::gpu().limits().storage_binding / 4) as f64).sqrt() as u64 + 1).to_string();
+        (((common::gpu().limits().max_storage_buffer_binding_size / 4) as f64).sqrt() as u64 + 1)
+            .to_string();
     refused(
         &["run", "matmul", &side, "1", &side],
         "max_storage_buffer_binding_size",
@@ -237,6 +249,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         &["--adapter", "no-such-gpu", "run", "copy", "10"],
         "no-such-gpu",
     );
+    refused(&["--adapter", "no-such-gpu", "info"], "no-such-gpu");
     refused(
         &[
             "run",
@@ -260,7 +273,13 @@ fn info_and_plan_speak_json() {
     let out = tilekit(&["info", "--json"]);
     assert!(out.status.success());
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(j[0]["limits"]["workgroup_storage"].as_u64().unwrap() >= 16384);
+    assert_eq!(j["schema"], 1);
+    assert!(
+        j["adapters"][0]["limits"]["max_compute_workgroup_storage_size"]
+            .as_u64()
+            .unwrap()
+            >= 16384
+    );
     let out = tilekit(&[
         "plan",
         "tiled-matmul",

@@ -40,10 +40,10 @@ fn a_launch_over_65535_workgroups_folds_into_2d_and_writes_every_element() {
     let words = n as u32;
     let count = words.div_ceil(256);
     assert!(
-        count > g.limits().workgroups_per_dimension,
+        count > g.limits().max_compute_workgroups_per_dimension,
         "the test must exceed one dimension"
     );
-    g.fill_words(buf.raw(), words, 5, "iota").unwrap();
+    g.fill_words(buf.bind(), words, 5, "iota").unwrap();
     let out = g.read(&buf).unwrap();
     for (i, &w) in out.iter().enumerate() {
         assert_eq!(w, 5 + i as u32, "element {i}");
@@ -90,7 +90,7 @@ fn zero_and_oversized_buffers_are_typed_errors() {
         g.upload::<f32>("empty", &[]),
         Err(Error::ZeroSize { .. })
     ));
-    let too_many = (g.limits().storage_binding / 4 + 1) as usize;
+    let too_many = (g.limits().max_storage_buffer_binding_size / 4 + 1) as usize;
     match g.check_buffer::<f32>("huge", too_many) {
         Err(Error::BufferTooLarge {
             limit_name,
@@ -109,9 +109,9 @@ fn zero_and_oversized_buffers_are_typed_errors() {
 fn the_device_has_the_adapters_own_limits_and_a_clock() {
     let g = gpu();
     // lavapipe and every real GPU offer more than WebGPU's 16 KiB baseline.
-    assert!(g.limits().workgroup_storage >= 16_384);
+    assert!(g.limits().max_compute_workgroup_storage_size >= 16_384);
     let t = g
-        .fill_words(g.alloc::<u32>("t", 1024).unwrap().raw(), 1024, 1, "fill")
+        .fill_words(g.alloc::<u32>("t", 1024).unwrap().bind(), 1024, 1, "fill")
         .unwrap();
     assert!(t.seconds > 0.0 && t.seconds.is_finite(), "{t:?}");
 }

@@ -23,7 +23,7 @@ fn dynamic_sizes_up_to_the_invocation_limit() {
         let (out, _) = g.reverse_dynamic(&x).unwrap();
         assert_eq!(out, x.iter().rev().cloned().collect::<Vec<_>>(), "n={n}");
     }
-    let too_many = g.limits().invocations as usize + 1;
+    let too_many = g.limits().max_compute_invocations_per_workgroup as usize + 1;
     match g.reverse_dynamic(&vec![0i32; too_many]) {
         Err(Error::TileTooLarge { limit_name, .. }) => {
             assert_eq!(limit_name, "max_compute_invocations_per_workgroup")

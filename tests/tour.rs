@@ -1,3 +1,4 @@
+#![cfg(feature = "cli")]
 //! Every lesson of the tour (what each example wraps) runs to completion and verifies on the
 //! test adapter at small sizes; `tilekit tour --quick` exits 0.
 

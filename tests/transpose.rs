@@ -54,5 +54,7 @@ fn shape_errors() {
     assert!(gpu()
         .transpose(&[1.0; 5], 2, 3, Variant::Padded, None)
         .is_err());
-    assert!(gpu().transpose(&[], 0, 3, Variant::Padded, None).is_err());
+    assert!(gpu()
+        .transpose::<f32>(&[], 0, 3, Variant::Padded, None)
+        .is_err());
 }

@@ -1,8 +1,16 @@
-//! One module per kernel family; each pairs with `shaders/<family>.wgsl`, `tests/<family>.rs`
-//! and an example. Adding a family means adding those files and a `pub mod` line here.
+//! The kernel families, one folder each, and the one registry ([`FAMILIES`]) that the command
+//! line, the bench, the tour, the planner's `tilekit plan` and the shader tests iterate over.
+//!
+//! A family folder `src/kernels/F/` holds the lesson whole: the host API (`mod.rs`), the planner's
+//! candidates and what each workgroup uses (`plan.rs`, next to the shader `shaders/F*.wgsl` whose
+//! declarations they count), and, with the `cli` feature, its `run` subcommand (`cli.rs`), its
+//! bench cases (`bench.rs`) and its lesson (`lesson.rs`). Its tests are `tests/F.rs`, its example
+//! `examples/NN_*.rs`. Adding a family is a new folder and one line in [`FAMILIES`]; adding a
+//! variant changes only its family's folder.
 
 use crate::launch::Timing;
-use crate::plan::Plan;
+use crate::pipeline::Shader;
+use crate::plan::{Plan, Planner, Tiling};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
 
@@ -11,7 +19,7 @@ use serde::Serialize;
 macro_rules! named_enum {
     ($(#[$m:meta])* pub enum $name:ident ($what:literal) { $($(#[$vm:meta])* $v:ident => $s:literal,)+ }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
         pub enum $name {
             $($(#[$vm])* #[serde(rename = $s)] $v,)+
         }
@@ -49,16 +57,130 @@ pub mod reverse;
 pub mod transpose;
 pub mod wide;
 
-/// The element-type specialisations of a shader file that has an `alias Elem = ...;` line (the
-/// reduction): `(type, source)` for each type it is built for. Other files have none.
-pub fn specialisations(file: &str, source: &str) -> Vec<(&'static str, String)> {
-    match file {
-        "reduce.wgsl" => ["f32", "i32", "u32"]
-            .into_iter()
-            .map(|t| (t, reduce::specialise(source, t)))
-            .collect(),
-        _ => Vec::new(),
+/// Every kernel family, in the order of the lessons. The command line, bench, tour, planner and
+/// shader tests iterate over this list: one line registers a family.
+pub static FAMILIES: &[&dyn Family] = &[
+    &matmul::FAMILY,
+    &reverse::FAMILY,
+    &reduce::FAMILY,
+    &transpose::FAMILY,
+    &histogram::FAMILY,
+    &wide::FAMILY,
+    &blur::FAMILY,
+    &carve::FAMILY,
+];
+
+/// The family named `name`.
+pub fn family(name: &str) -> Result<&'static dyn Family> {
+    FAMILIES
+        .iter()
+        .copied()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| Error::Unknown {
+            what: "kernel family",
+            got: name.to_string(),
+            choices: FAMILIES.iter().map(|f| f.name().to_string()).collect(),
+        })
+}
+
+/// A shader module a family builds, and the optional features it needs (an adapter without them
+/// never builds it; every other module of the family still works).
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The source (every element-type specialisation is its own module).
+    pub shader: Shader,
+    /// Optional wgpu features the module needs.
+    pub needs: wgpu::Features,
+}
+
+/// One pipeline a family can launch: a module, an entry point and a set of override constants
+/// the planner can emit (the shader tests translate every one for every back end).
+#[derive(Clone, Debug)]
+pub struct PipelineUse {
+    /// The module.
+    pub module: Module,
+    /// The entry point.
+    pub entry: String,
+    /// The override constants.
+    pub constants: Vec<(String, f64)>,
+}
+
+impl PipelineUse {
+    /// A pipeline of `module` at `entry` with the constants of `plan`'s choice (or none).
+    pub fn new(module: &Module, entry: &str, constants: Vec<(String, f64)>) -> PipelineUse {
+        PipelineUse {
+            module: module.clone(),
+            entry: entry.to_string(),
+            constants,
+        }
     }
+}
+
+/// A kernel `tilekit plan` can size: its name, its sizes with defaults, and how to build its
+/// [`Tiling`] from them.
+pub struct PlanKernel {
+    /// Name on the command line (`tiled-matmul`).
+    pub name: &'static str,
+    /// The sizes it takes, in order, with defaults.
+    pub sizes: &'static [(&'static str, u64)],
+    /// The tiling for those sizes (a typed error for sizes out of range).
+    pub make: fn(&[u64]) -> Result<Box<dyn Tiling>>,
+}
+
+/// Every candidate of `tiling` that fits `planner`'s limits, as (label, constants): what the
+/// planner can emit for it.
+pub fn fitting(planner: &Planner, tiling: &dyn Tiling) -> Vec<Vec<(String, f64)>> {
+    planner
+        .analyse(tiling)
+        .into_iter()
+        .filter(|c| c.refused.is_none())
+        .map(|c| {
+            c.constants
+                .into_iter()
+                .map(|(k, v)| (k, v as f64))
+                .collect()
+        })
+        .collect()
+}
+
+/// A kernel family: one lesson, its kernels and everything that presents them.
+pub trait Family: Sync {
+    /// Short name (`matmul`).
+    fn name(&self) -> &'static str;
+    /// One line: what the family teaches and where the lesson comes from.
+    fn about(&self) -> &'static str;
+    /// Every shader module it builds, with the features each needs.
+    fn modules(&self) -> Vec<Module>;
+    /// Every pipeline it can launch under `planner`'s limits (every variant, every candidate
+    /// that fits, with the constants the planner would set).
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse>;
+    /// The kernels `tilekit plan` sizes.
+    fn plans(&self) -> Vec<PlanKernel> {
+        Vec::new()
+    }
+    /// Its `tilekit run` subcommands.
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand>;
+    /// Add its cases to a bench run.
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()>;
+    /// Its lessons in the tour.
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson>;
+}
+
+/// The shader modules outside any family: the poison fill and the bench's FMA ceiling.
+pub fn infrastructure_modules() -> Vec<Module> {
+    vec![
+        Module {
+            shader: crate::buffer::fill_shader(),
+            needs: wgpu::Features::empty(),
+        },
+        Module {
+            shader: Shader::file("ceiling", include_str!("../../shaders/ceiling.wgsl")),
+            needs: wgpu::Features::empty(),
+        },
+    ]
 }
 
 /// A 32-bit element: the kernels that only move words (reverse, copy) take any of these.
@@ -87,9 +209,14 @@ pub struct Run {
 }
 
 impl Run {
-    /// Effective bandwidth, (bytes read + written) / time, GB/s.
+    /// Effective bandwidth, (bytes read + written) / time, bytes per second.
+    pub fn bytes_per_second(&self) -> f64 {
+        self.bytes as f64 / self.timing.seconds
+    }
+
+    /// [`Run::bytes_per_second`] in GB/s.
     pub fn gbps(&self) -> f64 {
-        self.bytes as f64 / self.timing.seconds / 1e9
+        self.bytes_per_second() / 1e9
     }
 }
 
@@ -107,7 +234,7 @@ impl Gpu {
     }
 
     /// The params uniform most families share: (n, groups, 0, 0).
-    pub(crate) fn params2(&self, a: u32, b: u32) -> wgpu::Buffer {
+    pub(crate) fn params2(&self, a: u32, b: u32) -> crate::pool::Uniform {
         self.uniform(&[a, b, 0u32, 0u32])
     }
 }
@@ -146,6 +273,14 @@ pub(crate) fn len_u32(what: &str, n: usize) -> Result<u32> {
     })
 }
 
+/// `u32` from a planner size (`tilekit plan`), or a typed error naming it.
+pub(crate) fn size_u32(what: &str, v: u64) -> Result<u32> {
+    u32::try_from(v).map_err(|_| Error::SizeOverflow {
+        what: what.to_string(),
+        detail: format!("{v} does not fit 32 bits"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     macro_rules! round_trip {
@@ -161,14 +296,30 @@ mod tests {
     #[test]
     fn command_line_names_round_trip() {
         round_trip!(
-            super::matmul::Variant,
             super::reduce::Op,
             super::reduce::Variant,
             super::transpose::Variant,
             super::histogram::Variant,
+            super::reverse::Variant,
             super::wide::Width,
             super::blur::Variant
         );
         assert_eq!(super::reduce::Variant::GridStride.name(), "grid-stride");
+        for v in super::matmul::Variant::all() {
+            assert_eq!(super::matmul::Variant::parse(v.name()).unwrap(), v);
+        }
+        assert!(super::matmul::Variant::parse("no-such-name").is_err());
+    }
+
+    #[test]
+    fn family_names_are_unique_and_found() {
+        let mut names: Vec<&str> = super::FAMILIES.iter().map(|f| f.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), super::FAMILIES.len());
+        for n in names {
+            assert_eq!(super::family(n).unwrap().name(), n);
+        }
+        assert!(super::family("nope").is_err());
     }
 }

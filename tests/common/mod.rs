@@ -5,14 +5,20 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;
-use tilekit::Gpu;
+use tilekit::{Gpu, GpuOptions};
 
-/// The test GPU. A test that needs an adapter fails when none is found; it never skips.
+/// The test GPU, with every output poisoned before a kernel runs. A test that needs an adapter
+/// fails when none is found; it never skips.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| match Gpu::new() {
-        Ok(g) => g,
-        Err(e) => panic!("these tests need a GPU adapter (lavapipe counts): {e}"),
+    GPU.get_or_init(|| {
+        match Gpu::with_options(GpuOptions {
+            poison_outputs: true,
+            ..Default::default()
+        }) {
+            Ok(g) => g,
+            Err(e) => panic!("these tests need a GPU adapter (lavapipe counts): {e}"),
+        }
     })
 }
 

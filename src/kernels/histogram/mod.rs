@@ -2,13 +2,27 @@
 //! `shared/seeds/004_*.txt`). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
 //! Example: `examples/07_workgroup_atomics.rs`.
 
-use super::{len_u32, Run};
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
+use crate::plan::{KernelUse, Planner};
 use crate::{Error, Gpu, Result};
 
-const SHADER: Shader = Shader::file("histogram", include_str!("../../shaders/histogram.wgsl"));
+const SHADER: Shader = Shader::file("histogram", include_str!("../../../shaders/histogram.wgsl"));
 const WG: u32 = 256;
+/// One workgroup: 256 invocations and the 256 workgroup-memory bins (`local_bins`).
+const USAGE: KernelUse = KernelUse {
+    invocations: WG,
+    workgroup_bytes: 1024,
+    registers: 12,
+};
 
 crate::kernels::named_enum! {
     /// Where the counting happens.
@@ -61,28 +75,23 @@ impl Gpu {
             ));
         }
         let n32 = len_u32("histogram input", n)?;
-        let usage = crate::plan::KernelUse {
-            invocations: WG,
-            workgroup_bytes: 1024,
-            registers: 12,
-        };
         self.planner()
-            .check("histogram workgroup", [WG, 1, 1], usage)?;
+            .check("histogram workgroup", [WG, 1, 1], USAGE)?;
         // The bins accumulate, so they start at zero (not poisoned).
-        let bins = self.upload("histogram bins", &[0u32; 256])?;
-        let groups = self.grid_stride_groups(usage, n as u64);
+        let bins = self.zeros::<u32>("histogram bins", 256)?;
+        let groups = self.grid_stride_groups(USAGE, n as u64);
         let params = self.params2(n32, groups);
-        let timing = self.launch(
+        let step = self.step(
             &SHADER,
             variant.entry(),
-            &[
-                ("WG".into(), WG as f64),
-                ("PACKED".into(), packed as u32 as f64),
-            ],
-            &[(0, words.raw()), (1, bins.raw()), (2, &params)],
+            &constants(packed),
+            &[(0, words.bind()), (1, bins.bind()), (2, params.bind())],
             groups as u64,
         )?;
-        let counts: [u32; 256] = self.read(&bins)?.try_into().expect("256 bins");
+        // The launch and the readback of the bins: one submission, one wait.
+        let (timing, bytes) = self.execute_and_read(&[step], bins.raw(), 1024)?;
+        let mut counts = [0u32; 256];
+        counts.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, u32>(&bytes));
         let run = Run {
             kernel: "histogram",
             variant: variant.name().into(),
@@ -123,4 +132,60 @@ pub fn pack_bytes(data: &[u8]) -> Vec<u32> {
             u32::from_le_bytes(b)
         })
         .collect()
+}
+
+fn constants(packed: bool) -> Vec<(String, f64)> {
+    vec![
+        ("WG".into(), WG as f64),
+        ("PACKED".into(), packed as u32 as f64),
+    ]
+}
+
+/// The histogram family.
+pub struct Histogram;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Histogram = Histogram;
+
+impl Family for Histogram {
+    fn name(&self) -> &'static str {
+        "histogram"
+    }
+
+    fn about(&self) -> &'static str {
+        "a 256-bin histogram counted with workgroup atomics against global atomics (CUDA Handbook 8.1)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![Module {
+            shader: SHADER,
+            needs: wgpu::Features::empty(),
+        }]
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        if planner.check("histogram", [WG, 1, 1], USAGE).is_err() {
+            return vec![];
+        }
+        let m = &self.modules()[0];
+        Variant::ALL
+            .iter()
+            .flat_map(|v| [true, false].map(|p| PipelineUse::new(m, v.entry(), constants(p))))
+            .collect()
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
+    }
 }

@@ -1,12 +1,26 @@
 //! Several arrays carved from one workgroup allocation (Harris, `shared/seeds/003_*.txt`).
 //! Shader: `shaders/carve.wgsl`. Tests: `tests/carve.rs`. Example: `examples/10_carved_arrays.rs`.
 
-use super::{len_u32, Run};
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::pipeline::Shader;
-use crate::plan::KernelUse;
+use crate::plan::{KernelUse, Planner};
 use crate::{Error, Gpu, Result};
 
-const SHADER: Shader = Shader::file("carve", include_str!("../../shaders/carve.wgsl"));
+const SHADER: Shader = Shader::file("carve", include_str!("../../../shaders/carve.wgsl"));
+
+/// One workgroup of `n` records: n invocations, a pool of 3·n words.
+fn usage(n: u32) -> KernelUse {
+    KernelUse {
+        invocations: n,
+        workgroup_bytes: 12 * n,
+        registers: 12,
+    }
+}
 
 /// The three parts of the result: i32s, f32s and bytes, each reversed.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,13 +60,8 @@ impl Gpu {
                 chars.len(),
             ));
         }
-        let usage = KernelUse {
-            invocations: n,
-            workgroup_bytes: 12 * n,
-            registers: 12,
-        };
         self.planner()
-            .check(&format!("carved pool of {n} records"), [n, 1, 1], usage)?;
+            .check(&format!("carved pool of {n} records"), [n, 1, 1], usage(n))?;
         let words: Vec<u32> = chars
             .chunks(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -68,12 +77,12 @@ impl Gpu {
             "carved_reverse",
             &[("N".to_string(), n as f64)],
             &[
-                (0, bi.raw()),
-                (1, bf.raw()),
-                (2, bc.raw()),
-                (3, oi.raw()),
-                (4, of.raw()),
-                (5, oc.raw()),
+                (0, bi.bind()),
+                (1, bf.bind()),
+                (2, bc.bind()),
+                (3, oi.bind()),
+                (4, of.bind()),
+                (5, oc.bind()),
             ],
             1,
         )?;
@@ -97,5 +106,53 @@ impl Gpu {
             timing,
         };
         Ok((carved, run))
+    }
+}
+
+/// The carved-arrays family.
+pub struct Carve;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Carve = Carve;
+
+impl Family for Carve {
+    fn name(&self) -> &'static str {
+        "carve"
+    }
+
+    fn about(&self) -> &'static str {
+        "several arrays carved from one override-sized workgroup allocation (Harris)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![Module {
+            shader: SHADER,
+            needs: wgpu::Features::empty(),
+        }]
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        let m = &self.modules()[0];
+        [1u32, 64, 256, 1024]
+            .into_iter()
+            .filter(|&n| planner.check("carve", [n, 1, 1], usage(n)).is_ok())
+            .map(|n| PipelineUse::new(m, "carved_reverse", vec![("N".into(), n as f64)]))
+            .collect()
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, _: &mut crate::bench::Bench<'_>) -> Result<()> {
+        // One workgroup of at most 1,024 records: a lesson in layout, not in speed.
+        Ok(())
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
     }
 }

@@ -1,28 +1,79 @@
 //! Tree reduction (the reduction lesson, `shared/seeds/001_*.txt`): global, workgroup, unroll4,
 //! dynamic, grid-stride and subgroup variants of sum, min and max over f32, i32 and u32.
-//! Shader: `shaders/reduce.wgsl`. Tests: `tests/reduce.rs`. Example: `examples/05_reduction.rs`.
+//! Shaders: `shaders/reduce.wgsl` and, on adapters with subgroups, `shaders/reduce_subgroup.wgsl`
+//! appended to it. Tests: `tests/reduce.rs`. Example: `examples/05_reduction.rs`.
 //!
 //! Accuracy: an f32 sum is accumulated per invocation with Kahan compensation and then combined
 //! pairwise by the trees, so its error is at most (⌈log₂ n⌉ + 2)·2⁻²⁴·Σ|xᵢ| (the pairwise-summation
 //! bound, tested in `tests/reduce.rs`). Integer sums wrap modulo 2³², as WGSL's i32/u32 arithmetic.
 //! min and max propagate NaN (as NumPy's do); a sum with a NaN is NaN.
 
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{Family, Module, PipelineUse, PlanKernel};
 use crate::buffer::DeviceBuffer;
 use crate::dispatch::Dispatch;
 use crate::launch::{Step, Timing};
 use crate::pipeline::Shader;
-use crate::plan::{Kernel, Plan};
+use crate::plan::{workgroup_size_candidates, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
-use std::borrow::Cow;
 
-const SOURCE: &str = include_str!("../../shaders/reduce.wgsl");
+const SOURCE: &str = include_str!("../../../shaders/reduce.wgsl");
+const SUBGROUP_SOURCE: &str = include_str!("../../../shaders/reduce_subgroup.wgsl");
 const ALIAS: &str = "alias Elem = f32;";
+const TYPES: [&str; 3] = ["f32", "i32", "u32"];
 
 /// The shader source for element type `ty` (`f32`, `i32`, `u32`).
 pub fn specialise(source: &str, ty: &str) -> String {
     assert!(source.contains(ALIAS), "reduce.wgsl must declare `{ALIAS}`");
     source.replace(ALIAS, &format!("alias Elem = {ty};"))
+}
+
+/// The module for element type `ty`, with the subgroup entry point when `subgroup`.
+pub fn module(ty: &str, subgroup: bool) -> Module {
+    if subgroup {
+        Module {
+            shader: Shader::owned(
+                format!("reduce_subgroup<{ty}>"),
+                specialise(&[SOURCE, SUBGROUP_SOURCE].concat(), ty),
+            ),
+            needs: wgpu::Features::SUBGROUP,
+        }
+    } else {
+        Module {
+            shader: Shader::owned(format!("reduce<{ty}>"), specialise(SOURCE, ty)),
+            needs: wgpu::Features::empty(),
+        }
+    }
+}
+
+/// The planner's view of the reduction: a workgroup of WG invocations, one element of
+/// workgroup memory each (`dyn_data` in the shader).
+#[derive(Clone, Copy, Debug)]
+pub struct ReduceTiling {
+    /// Elements.
+    pub n: u64,
+}
+
+impl Tiling for ReduceTiling {
+    fn kernel(&self) -> &'static str {
+        "reduce"
+    }
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        vec![("n", self.n)]
+    }
+    fn candidates(&self) -> Vec<Spec> {
+        workgroup_size_candidates(self.n, 4, 16)
+    }
+    fn scoring(&self) -> Scoring {
+        Scoring::Occupancy
+    }
 }
 
 /// An element type the reduction supports.
@@ -105,6 +156,15 @@ crate::kernels::named_enum! {
 }
 
 impl Variant {
+    /// The optional features it needs.
+    pub fn needs(self) -> wgpu::Features {
+        if self == Variant::Subgroup {
+            wgpu::Features::SUBGROUP
+        } else {
+            wgpu::Features::empty()
+        }
+    }
+
     fn entry(self) -> &'static str {
         match self {
             Variant::Global => "global_tree",
@@ -137,7 +197,12 @@ pub struct ReduceRun {
 }
 
 impl ReduceRun {
-    /// Effective bandwidth, (bytes read + bytes written) / time, in GB/s.
+    /// Effective bandwidth, (bytes read + bytes written) / time, bytes per second.
+    pub fn bytes_per_second(&self) -> f64 {
+        self.bytes as f64 / self.timing.seconds
+    }
+
+    /// [`ReduceRun::bytes_per_second`] in GB/s.
     pub fn gbps(&self) -> f64 {
         self.bytes as f64 / self.timing.seconds / 1e9
     }
@@ -168,19 +233,16 @@ impl Gpu {
         op: Op,
         variant: Variant,
     ) -> Result<(T, ReduceRun)> {
-        if variant == Variant::Subgroup {
-            self.require(
-                wgpu::Features::SUBGROUP,
-                "SUBGROUP",
-                "the subgroup reduction",
-            )?;
-        }
+        self.require(
+            variant.needs(),
+            &format!("the {} reduction", variant.name()),
+        )?;
         let n = input.len();
         let n32 = u32::try_from(n).map_err(|_| Error::SizeOverflow {
             what: "reduce input".into(),
             detail: format!("{n} elements"),
         })?;
-        let plan = self.planner().plan(Kernel::Reduce { n: n as u64 })?;
+        let plan = self.planner().plan(&ReduceTiling { n: n as u64 })?;
         let wg = match variant {
             Variant::Workgroup => 256,
             _ => plan.constant("WG"),
@@ -198,26 +260,13 @@ impl Gpu {
             Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
             _ => 1,
         };
-        let shader = Shader {
-            name: Cow::Owned(format!("reduce<{}>", T::WGSL)),
-            source: Cow::Owned(specialise(SOURCE, T::WGSL)),
-        };
-        let constants = vec![
-            ("OP".to_string(), op.code() as f64),
-            ("IDENTITY_BITS".to_string(), T::identity_bits(op) as f64),
-            (
-                "KAHAN".to_string(),
-                (op == Op::Sum && T::WGSL == "f32") as u32 as f64,
-            ),
-            ("IS_FLOAT".to_string(), (T::WGSL == "f32") as u32 as f64),
-            ("WG".to_string(), wg as f64),
-            ("UNROLL".to_string(), unroll as f64),
-        ];
+        let shader = module(T::WGSL, variant == Variant::Subgroup).shader;
+        let constants = constants(op, T::WGSL, T::identity_bits(op), wg, unroll);
         let pipeline = self.pipeline(&shader, variant.entry(), &constants)?;
 
         // The global variant works in place: copy the input to a scratch buffer first.
         let scratch = if variant == Variant::Global {
-            let s = self.alloc::<T>("reduce scratch", n)?;
+            let s = self.alloc_uninit::<T>("reduce scratch", n)?;
             self.copy_buffer(input.raw(), s.raw(), input.bytes())?;
             Some(s)
         } else {
@@ -241,7 +290,7 @@ impl Gpu {
             let dispatch = Dispatch::fold(
                 "reduce",
                 groups as u64,
-                self.limits().workgroups_per_dimension,
+                self.limits().max_compute_workgroups_per_dimension,
             )?;
             let params = self.uniform(&Params {
                 n: len,
@@ -254,14 +303,14 @@ impl Gpu {
                 Step::new(
                     self,
                     &pipeline,
-                    &[(1, out.raw()), (2, &params), (3, sc.raw())],
+                    &[(1, out.bind()), (2, params.bind()), (3, sc.bind())],
                     dispatch,
                 )?
             } else {
                 Step::new(
                     self,
                     &pipeline,
-                    &[(0, src.raw()), (1, out.raw()), (2, &params)],
+                    &[(0, src.bind()), (1, out.bind()), (2, params.bind())],
                     dispatch,
                 )?
             };
@@ -273,8 +322,10 @@ impl Gpu {
                 break;
             }
         }
-        let timing = self.execute(&steps)?;
-        let result = self.read(buffers.last().expect("one launch at least"))?[0];
+        // The launches and the readback of the one value left: one submission, one wait.
+        let last = buffers.last().expect("one launch at least");
+        let (timing, value) = self.execute_and_read(&steps, last.raw(), size)?;
+        let result: T = bytemuck::pod_read_unaligned(&value[..size as usize]);
         Ok((
             result,
             ReduceRun {
@@ -304,5 +355,117 @@ impl Gpu {
     /// Reduce a host slice with the fastest variant this adapter supports.
     pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
         Ok(self.reduce_with(data, op, self.default_reduce_variant())?.0)
+    }
+}
+
+/// The constants of one launch: operator, identity, Kahan, type, workgroup size, unroll.
+fn constants(op: Op, ty: &str, identity: u32, wg: u32, unroll: u32) -> Vec<(String, f64)> {
+    vec![
+        ("OP".to_string(), op.code() as f64),
+        ("IDENTITY_BITS".to_string(), identity as f64),
+        (
+            "KAHAN".to_string(),
+            (op == Op::Sum && ty == "f32") as u32 as f64,
+        ),
+        ("IS_FLOAT".to_string(), (ty == "f32") as u32 as f64),
+        ("WG".to_string(), wg as f64),
+        ("UNROLL".to_string(), unroll as f64),
+    ]
+}
+
+fn identity_of(ty: &str, op: Op) -> u32 {
+    match ty {
+        "f32" => f32::identity_bits(op),
+        "i32" => i32::identity_bits(op),
+        _ => u32::identity_bits(op),
+    }
+}
+
+/// The reduction family.
+pub struct Reduce;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Reduce = Reduce;
+
+impl Family for Reduce {
+    fn name(&self) -> &'static str {
+        "reduce"
+    }
+
+    fn about(&self) -> &'static str {
+        "tree reduction: global → workgroup → unroll4 → dynamic → grid-stride → subgroup (the reduction lesson)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        TYPES
+            .iter()
+            .flat_map(|ty| [module(ty, false), module(ty, true)])
+            .collect()
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        let mut out = Vec::new();
+        let fits = |wg: u32| {
+            let usage = KernelUse {
+                invocations: wg,
+                workgroup_bytes: wg * 4,
+                registers: 16,
+            };
+            planner.check("reduce", [wg, 1, 1], usage).is_ok()
+        };
+        let sizes: Vec<u32> = ReduceTiling { n: 1 << 20 }
+            .candidates()
+            .iter()
+            .map(|s| s.workgroup_size[0])
+            .filter(|&wg| fits(wg))
+            .collect();
+        for ty in TYPES {
+            for op in Op::ALL {
+                let id = identity_of(ty, op);
+                for v in Variant::ALL {
+                    let m = module(ty, v == Variant::Subgroup);
+                    let wgs = if v == Variant::Workgroup {
+                        vec![256]
+                    } else {
+                        sizes.clone()
+                    };
+                    let unroll = match v {
+                        Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
+                        _ => 1,
+                    };
+                    for wg in wgs.into_iter().filter(|&w| fits(w)) {
+                        out.push(PipelineUse::new(
+                            &m,
+                            v.entry(),
+                            constants(op, ty, id, wg, unroll),
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "reduce",
+            sizes: &[("N", 1 << 24)],
+            make: |s| Ok(Box::new(ReduceTiling { n: s[0] })),
+        }]
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
     }
 }

@@ -1,14 +1,72 @@
 //! Box blur (PMPP fig 4.1): naive, and tiled with the halo staged in workgroup memory.
 //! Shader: `shaders/blur.wgsl`. Tests: `tests/blur.rs`. Example: `examples/09_blur.rs`.
 
-use super::{grid_len, len_u32, Run};
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
-use crate::plan::Kernel;
+use crate::plan::{cdiv, KernelUse, Planner, Spec, Tiling};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
 
-const SHADER: Shader = Shader::file("blur", include_str!("../../shaders/blur.wgsl"));
+const SHADER: Shader = Shader::file("blur", include_str!("../../../shaders/blur.wgsl"));
+/// The largest BLUR_SIZE the command line and library accept.
+pub const MAX_RADIUS: u32 = 64;
+
+/// The planner's view of the blur: TILE ∈ {8, 16, 32}, the tile and its halo in workgroup
+/// memory (`halo`: (TILE + 2·BLUR_SIZE)² f32).
+#[derive(Clone, Copy, Debug)]
+pub struct BlurTiling {
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// BLUR_SIZE: the window is (2·radius+1)².
+    pub radius: u32,
+}
+
+impl Tiling for BlurTiling {
+    fn kernel(&self) -> &'static str {
+        "blur"
+    }
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("width", self.width as u64),
+            ("height", self.height as u64),
+            ("radius", self.radius as u64),
+        ]
+    }
+    fn candidates(&self) -> Vec<Spec> {
+        let radius = self.radius;
+        [8u32, 16, 32]
+            .into_iter()
+            .map(|t| {
+                let side = t + 2 * radius;
+                let window = ((2 * radius + 1) * (2 * radius + 1)) as f64;
+                Spec {
+                    label: format!("TILE={t}"),
+                    constants: vec![("TILE", t), ("BLUR_SIZE", radius)],
+                    workgroup_size: [t, t, 1],
+                    usage: KernelUse {
+                        invocations: t * t,
+                        workgroup_bytes: side.saturating_mul(side).saturating_mul(4),
+                        registers: 16,
+                    },
+                    // Naive: window loads per pixel; tiled: side²/t² loads per pixel.
+                    reuse: window * (t * t) as f64 / (side as f64 * side as f64),
+                    workgroups: cdiv(self.width as u64, t as u64)
+                        * cdiv(self.height as u64, t as u64),
+                }
+            })
+            .collect()
+    }
+}
 
 crate::kernels::named_enum! {
     /// Blur kernels.
@@ -55,14 +113,14 @@ impl Gpu {
             (width, height),
             &[("input", input.len()), ("output", output.len())],
         )?;
-        if radius > 64 {
+        if radius > MAX_RADIUS {
             return Err(Error::SizeOverflow {
                 what: "BLUR_SIZE".into(),
-                detail: format!("{radius} (at most 64)"),
+                detail: format!("{radius} (at most {MAX_RADIUS})"),
             });
         }
         let (w, h) = (len_u32("width", width)?, len_u32("height", height)?);
-        let plan = self.planner().plan(Kernel::Blur {
+        let plan = self.planner().plan(&BlurTiling {
             width: w,
             height: h,
             radius,
@@ -75,7 +133,7 @@ impl Gpu {
             &SHADER,
             variant.name(),
             &plan.constants(),
-            &[(0, input.raw()), (1, output.raw()), (2, &params)],
+            &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
             tiles,
         )?;
         let adds = window_adds(width as u64, height as u64, radius as u64);
@@ -166,4 +224,74 @@ pub fn verify(out: &[f32], (exact, mag): &(Vec<f64>, Vec<f64>), radius: u32) -> 
         }
     }
     Ok(())
+}
+
+/// The blur family.
+pub struct Blur;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Blur = Blur;
+
+impl Family for Blur {
+    fn name(&self) -> &'static str {
+        "blur"
+    }
+
+    fn about(&self) -> &'static str {
+        "box blur and its compute-to-global-memory-access ratio, naive and with the halo in workgroup memory (PMPP fig 4.1)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![Module {
+            shader: SHADER,
+            needs: wgpu::Features::empty(),
+        }]
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        let m = &self.modules()[0];
+        let mut out = Vec::new();
+        for radius in [1u32, 2, 8] {
+            let t = BlurTiling {
+                width: 1024,
+                height: 1024,
+                radius,
+            };
+            for c in fitting(planner, &t) {
+                for v in Variant::ALL {
+                    out.push(PipelineUse::new(m, v.name(), c.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "blur",
+            sizes: &[("W", 1024), ("H", 1024), ("R", 1)],
+            make: |s| {
+                Ok(Box::new(BlurTiling {
+                    width: size_u32("W", s[0])?,
+                    height: size_u32("H", s[1])?,
+                    radius: size_u32("R", s[2])?.min(MAX_RADIUS),
+                }))
+            },
+        }]
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
+    }
 }

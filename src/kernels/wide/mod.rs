@@ -2,13 +2,21 @@
 //! `shared/seeds/004_*.txt`). Shader: `shaders/wide.wgsl`. Tests: `tests/wide.rs`.
 //! Example: `examples/08_wide_loads.rs`. The vec4 copy is also `tilekit bench`'s bandwidth ceiling.
 
-use super::{len_u32, Run, Word};
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{len_u32, Family, Module, PipelineUse, Run, Word};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
-use crate::plan::KernelUse;
+use crate::plan::{KernelUse, Planner};
+use crate::pool::Bind;
 use crate::{Error, Gpu, Result};
 
-const SHADER: Shader = Shader::file("wide", include_str!("../../shaders/wide.wgsl"));
+const SHADER: Shader = Shader::file("wide", include_str!("../../../shaders/wide.wgsl"));
 const WG: u32 = 256;
 
 crate::kernels::named_enum! {
@@ -36,7 +44,7 @@ impl Gpu {
         kernel: &'static str,
         width: Width,
         src: &DeviceBuffer<impl Word>,
-        out: &wgpu::Buffer,
+        out: Bind<'_>,
         out_at: [u32; 2],
         bytes: u64,
     ) -> Result<Run> {
@@ -51,7 +59,7 @@ impl Gpu {
             &SHADER,
             &format!("{kernel}_{}", width.name()),
             &[("WG".into(), WG as f64)],
-            &[(src_at, src.raw()), (out_at, out), (4, &params)],
+            &[(src_at, src.bind()), (out_at, out), (4, params.bind())],
             groups as u64,
         )?;
         Ok(Run {
@@ -79,7 +87,7 @@ impl Gpu {
                 dst.len(),
             ));
         }
-        self.wide("copy", width, src, dst.raw(), [1, 3], 2 * src.bytes())
+        self.wide("copy", width, src, dst.bind(), [1, 3], 2 * src.bytes())
     }
 
     /// Copy a slice through the device.
@@ -92,8 +100,8 @@ impl Gpu {
 
     /// Sum of u32 values (wrapping modulo 2³²) on the device.
     pub fn sum_on_device(&self, src: &DeviceBuffer<u32>, width: Width) -> Result<(u32, Run)> {
-        let total = self.upload("sum total", &[0u32])?;
-        let run = self.wide("sum", width, src, total.raw(), [5, 5], src.bytes() + 4)?;
+        let total = self.zeros::<u32>("sum total", 1)?;
+        let run = self.wide("sum", width, src, total.bind(), [5, 5], src.bytes() + 4)?;
         Ok((self.read(&total)?[0], run))
     }
 
@@ -101,5 +109,62 @@ impl Gpu {
     pub fn sum_words(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
         let src = self.upload("sum input", data)?;
         self.sum_on_device(&src, width)
+    }
+}
+
+/// The wide-loads family.
+pub struct Wide;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Wide = Wide;
+
+impl Family for Wide {
+    fn name(&self) -> &'static str {
+        "wide"
+    }
+
+    fn about(&self) -> &'static str {
+        "wide loads: copy and sum with 32-bit against 128-bit vec4 loads (CUDA Handbook 8.1)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![Module {
+            shader: SHADER,
+            needs: wgpu::Features::empty(),
+        }]
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        if planner.check("wide", [WG, 1, 1], USAGE).is_err() {
+            return vec![];
+        }
+        let m = &self.modules()[0];
+        ["copy", "sum"]
+            .iter()
+            .flat_map(|k| {
+                Width::ALL.map(|w| {
+                    PipelineUse::new(
+                        m,
+                        &format!("{k}_{}", w.name()),
+                        vec![("WG".into(), WG as f64)],
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
     }
 }

@@ -1,0 +1,410 @@
+//! The subcommands of `tilekit` other than `run`'s kernels: info, plan, run's shared steps,
+//! bench and tour. `src/main.rs` parses and calls these.
+
+use super::{finish, print_json, usage, Common, Ctx, Fail, RunCommand, SCHEMA};
+use crate::gpu::{adapter_summaries, matching, AdapterSummary};
+use crate::kernels::FAMILIES;
+use crate::limits::{DeviceProfile, Limits, PRESETS};
+use crate::plan::Planner;
+use crate::{Error, Gpu, GpuOptions};
+use clap::FromArgMatches;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+/// The global arguments: which adapter and profile, runtime checks.
+#[derive(Clone, Debug, Default)]
+pub struct Globals {
+    /// `--adapter`.
+    pub adapter: Option<String>,
+    /// `--profile`.
+    pub profile: Option<String>,
+    /// `--checked`.
+    pub checked: bool,
+}
+
+impl Globals {
+    /// How to open the GPU.
+    pub fn options(&self) -> GpuOptions {
+        GpuOptions {
+            adapter: self.adapter.clone(),
+            runtime_checks: self.checked,
+            profile: self.profile.clone(),
+            poison_outputs: true,
+            ..Default::default()
+        }
+    }
+
+    /// Open the GPU.
+    pub fn open(&self) -> Result<Gpu, Error> {
+        Gpu::with_options(self.options())
+    }
+
+    /// `--adapter NAME` that matches no adapter on any backend is an error for every
+    /// subcommand (listing the adapters there are), and so is an unknown `--profile`.
+    pub fn check_adapter(&self) -> Result<(), Error> {
+        if let Some(p) = &self.profile {
+            DeviceProfile::named(p)?;
+        }
+        if let Some(w) = self.adapter.as_deref().filter(|w| !w.is_empty()) {
+            matching(adapter_summaries(), w, |a| {
+                (a.name.clone(), a.backend.clone())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Print a failure as JSON on stdout (`--json` keeps stdout clean JSON whatever happens).
+pub fn print_error(f: &Fail) {
+    let mut m = Map::new();
+    m.insert(
+        "error".into(),
+        json!({"exit_code": f.code(), "message": f.message()}),
+    );
+    print_json(m);
+}
+
+fn summary_text(i: usize, a: &AdapterSummary) -> String {
+    let l = &a.limits;
+    let coop = if a.cooperative_matrices.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n    cooperative matrices: {}",
+            a.cooperative_matrices
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
+    format!(
+        "[{i}] {} ({}, {})\n    driver: {} {}\n    vendor 0x{:04x} device 0x{:04x}\n    max_compute_workgroup_storage_size: {}\n    max_compute_invocations_per_workgroup: {}\n    max_compute_workgroup_size_x/y/z: {}/{}/{}\n    max_compute_workgroups_per_dimension: {}\n    max_storage_buffer_binding_size: {}\n    max_buffer_size: {}\n    subgroup_min_size..subgroup_max_size: {}..{}\n    features: {}\n    profile: {}{coop}",
+        a.name,
+        a.backend,
+        a.device_type,
+        a.driver,
+        a.driver_info,
+        a.vendor,
+        a.device,
+        l.max_compute_workgroup_storage_size,
+        l.max_compute_invocations_per_workgroup,
+        l.max_compute_workgroup_size_x,
+        l.max_compute_workgroup_size_y,
+        l.max_compute_workgroup_size_z,
+        l.max_compute_workgroups_per_dimension,
+        l.max_storage_buffer_binding_size,
+        l.max_buffer_size,
+        l.subgroup_min_size,
+        l.subgroup_max_size,
+        if a.features.is_empty() { "none".to_string() } else { a.features.join(", ") },
+        a.profile,
+    )
+}
+
+/// `tilekit info`: every adapter on every backend (or those `--adapter` names).
+pub fn info(g: &Globals, json: bool) -> Result<(), Fail> {
+    let mut all = adapter_summaries();
+    if all.is_empty() {
+        return Err(Error::NoAdapter {
+            backends: "all".into(),
+        }
+        .into());
+    }
+    if let Some(w) = g.adapter.as_deref().filter(|w| !w.is_empty()) {
+        all = matching(all, w, |a| (a.name.clone(), a.backend.clone()))?;
+    }
+    if json {
+        let mut m = Map::new();
+        m.insert("adapters".into(), json!(all));
+        print_json(m);
+    } else {
+        let text: Vec<String> = all
+            .iter()
+            .enumerate()
+            .map(|(i, a)| summary_text(i, a))
+            .collect();
+        println!("{}", text.join("\n"));
+    }
+    Ok(())
+}
+
+/// `tilekit plan KERNEL SIZES --limits L`.
+pub fn plan(
+    g: &Globals,
+    kernel: &str,
+    sizes: &[u64],
+    limits: &str,
+    json: bool,
+) -> Result<(), Fail> {
+    let kernels: Vec<_> = FAMILIES.iter().flat_map(|f| f.plans()).collect();
+    let k = kernels
+        .iter()
+        .find(|k| k.name == kernel || (kernel == "matmul" && k.name == "tiled-matmul"))
+        .ok_or_else(|| Error::Unknown {
+            what: "kernel",
+            got: kernel.into(),
+            choices: kernels.iter().map(|k| k.name.to_string()).collect(),
+        })?;
+    if sizes.len() > k.sizes.len() {
+        return Err(usage(format!(
+            "plan {} takes at most {} sizes ({}), got {}",
+            k.name,
+            k.sizes.len(),
+            k.sizes.iter().map(|s| s.0).collect::<Vec<_>>().join(" "),
+            sizes.len()
+        )));
+    }
+    let full: Vec<u64> = k
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| sizes.get(i).copied().unwrap_or(*d))
+        .collect();
+    let tiling = (k.make)(&full)?;
+    let (lim, profile, source) = if limits == "adapter" {
+        let gpu = g.open()?;
+        (
+            gpu.limits().clone(),
+            gpu.profile.clone(),
+            gpu.summary.name.clone(),
+        )
+    } else {
+        let l = Limits::preset(limits)?;
+        let p = DeviceProfile::named(g.profile.as_deref().unwrap_or("default"))?;
+        let about = PRESETS.iter().find(|p| p.0 == limits).map_or("", |p| p.1);
+        (l, p, format!("the {limits} preset ({about})"))
+    };
+    let plan = Planner::new(lim.clone(), profile.clone()).plan(tiling.as_ref())?;
+    if json {
+        let mut m = Map::new();
+        m.insert("limits_of".into(), json!(source));
+        m.insert("limits".into(), json!(lim));
+        m.insert("profile".into(), json!(profile));
+        m.insert("plan".into(), json!(plan));
+        print_json(m);
+    } else {
+        println!(
+            "{} {} under {source}: max_compute_workgroup_storage_size {} B, max_compute_invocations_per_workgroup {}\nprofile {}: {}\n\n{}",
+            plan.kernel,
+            plan.size_text(),
+            lim.max_compute_workgroup_storage_size,
+            lim.max_compute_invocations_per_workgroup,
+            profile.name,
+            profile.source,
+            plan.table()
+        );
+    }
+    Ok(())
+}
+
+/// `tilekit run KERNEL ...`: the family's run, then the shared last steps.
+pub fn run(g: &Globals, command: &RunCommand, m: &clap::ArgMatches) -> Result<(), Fail> {
+    let common = Common::from_arg_matches(m)?;
+    let output: Option<PathBuf> = if command.writes {
+        super::OutputArg::from_arg_matches(m)?.output
+    } else {
+        None
+    };
+    let ctx = Ctx::new(g.options());
+    let out = (command.run)(&ctx, m)?;
+    finish(&common, output.as_deref(), out)
+}
+
+fn progress(len: Option<usize>) -> indicatif::ProgressBar {
+    let pb = match len {
+        Some(n) => indicatif::ProgressBar::new(n as u64),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    // indicatif draws on stderr and stays hidden when stderr is not a terminal.
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(if len.is_some() {
+            "{bar:30} {pos}/{len} {msg}"
+        } else {
+            "{spinner} {elapsed} {msg}"
+        })
+        .expect("a valid template"),
+    );
+    pb
+}
+
+fn io_err(p: &std::path::Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: p.display().to_string(),
+        source: e,
+    }
+}
+
+/// `tilekit bench`'s arguments.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct BenchArgs {
+    /// Small sizes (under a minute on lavapipe).
+    #[arg(long)]
+    pub quick: bool,
+    /// Timed repeats per kernel.
+    #[arg(long)]
+    pub repeats: Option<usize>,
+    /// Only kernels whose name contains this (the ceilings always run).
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Write every repeat as JSON to this file.
+    #[arg(long, value_name = "FILE.json")]
+    pub json: Option<PathBuf>,
+    /// Write the roofline chart (SVG) to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
+    /// Write a self-contained HTML report to this file.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
+    /// Compare with an earlier --json file.
+    #[arg(long, value_name = "FILE.json")]
+    pub compare: Option<PathBuf>,
+}
+
+fn write_atomic(p: &std::path::Path, text: &str) -> Result<(), Error> {
+    let tmp = p.with_extension(format!("tilekit-{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, p))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io_err(p, e)
+        })
+}
+
+/// `tilekit bench`.
+pub fn bench(g: &Globals, a: BenchArgs) -> Result<(), Fail> {
+    let gpu = g.open()?;
+    let mut cfg = crate::bench::Config::new(a.quick);
+    if let Some(r) = a.repeats {
+        cfg.repeats = r;
+    }
+    cfg.filter = a.filter.clone();
+    let earlier = match &a.compare {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| io_err(p, e))?;
+            Some(crate::bench::Report::from_json(&text).map_err(|e| {
+                io_err(
+                    p,
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("not a tilekit bench JSON file: {e}"),
+                    ),
+                )
+            })?)
+        }
+        None => None,
+    };
+    let pb = progress(None);
+    let report = crate::bench::run(&gpu, cfg, |name| {
+        pb.set_message(name.to_string());
+        pb.tick();
+    })?;
+    pb.finish_and_clear();
+    println!("{}", report.table());
+    if let Some(p) = &a.json {
+        write_atomic(
+            p,
+            &serde_json::to_string_pretty(&report).expect("JSON of plain data"),
+        )?;
+        println!("wrote {}", p.display());
+    }
+    if let Some(p) = &a.chart {
+        write_atomic(p, &report.roofline())?;
+        println!("wrote {}", p.display());
+    }
+    if let Some(p) = &a.html {
+        write_atomic(p, &crate::report::bench_html(&report, &gpu.summary))?;
+        println!("wrote {}", p.display());
+    }
+    if let Some(e) = &earlier {
+        println!("{}", report.compare(e));
+    }
+    if report.entries.iter().any(|e| !e.verified) {
+        return Err(Fail::Wrong("a kernel's result did not verify".into()));
+    }
+    Ok(())
+}
+
+/// `tilekit tour`.
+pub fn tour(
+    g: &Globals,
+    quick: bool,
+    full: bool,
+    json: bool,
+    html: Option<PathBuf>,
+) -> Result<(), Fail> {
+    use crate::tour::{lessons, run_all, Size};
+    let gpu = g.open()?;
+    let size = if quick || (gpu.is_cpu() && !full) {
+        Size::Quick
+    } else {
+        Size::Full
+    };
+    if !json {
+        let sizes = match size {
+            Size::Quick => "small sizes (--full for GPU-sized inputs)",
+            Size::Full => "GPU-sized inputs",
+        };
+        println!(
+            "adapter: {} ({}); {sizes}\n",
+            gpu.summary.name, gpu.summary.backend
+        );
+    }
+    let pb = progress(Some(lessons().len()));
+    let results = run_all(&gpu, size, |name| {
+        pb.set_message(name.to_string());
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    let mut ok = true;
+    let mut summary = String::from("\nsummary\n");
+    let mut reports: Vec<Value> = vec![];
+    for (name, r) in &results {
+        match r {
+            Ok(rep) => {
+                ok &= rep.verified;
+                if !json {
+                    println!("{}", rep.render());
+                }
+                summary += &format!(
+                    "  {:<22} {:<9} {}\n",
+                    name,
+                    if rep.verified { "verified" } else { "WRONG" },
+                    rep.key
+                );
+                reports.push(json!(rep));
+            }
+            Err(e) => {
+                ok = false;
+                summary += &format!("  {name:<22} FAILED    {e}\n");
+                reports.push(json!({"title": name, "error": e.to_string()}));
+            }
+        }
+    }
+    if let Some(p) = &html {
+        write_atomic(p, &crate::report::tour_html(&results, &gpu))?;
+        if !json {
+            println!("wrote {}", p.display());
+        }
+    }
+    if json {
+        let mut m = Map::new();
+        m.insert("adapter".into(), json!(gpu.summary.name));
+        m.insert("backend".into(), json!(gpu.summary.backend));
+        m.insert("lessons".into(), json!(reports));
+        m.insert("ok".into(), json!(ok));
+        print_json(m);
+    } else {
+        println!("{summary}");
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Fail::Wrong("a lesson failed".into()))
+    }
+}
+
+/// The schema version every JSON output carries.
+pub fn schema() -> u32 {
+    SCHEMA
+}

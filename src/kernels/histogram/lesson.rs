@@ -1,0 +1,67 @@
+//! Lesson 07: workgroup atomics against global atomics on skewed bytes.
+
+use super::{pack_bytes, Values, Variant};
+use crate::cli::units::{bandwidth, time};
+use crate::tour::{Chart, Lesson, Report, Size};
+use crate::{Gpu, Result};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 7,
+    name: "workgroup atomics",
+    run: workgroup_atomics,
+};
+
+/// 07: workgroup atomics against global atomics.
+pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "07 workgroup atomics (histogram)",
+        "Counting in workgroup memory turns n contended global atomics into 256 per workgroup.",
+    );
+    r.quote(
+        "shaders/histogram.wgsl",
+        include_str!("../../../shaders/histogram.wgsl"),
+        "atomicAdd(&local_bins[bin_of(v)], 1u);",
+        "atomicAdd(&bins[b], count);",
+    );
+    let n = size.pick(1 << 20, 256 << 20);
+    let mut rng = StdRng::seed_from_u64(7);
+    // Skewed bytes: half of them fall in one bin, the worst case for atomics.
+    let data: Vec<u8> = (0..n)
+        .map(|_| {
+            if rng.random::<bool>() {
+                42
+            } else {
+                rng.random()
+            }
+        })
+        .collect();
+    let mut expected = [0u32; 256];
+    data.iter().for_each(|&b| expected[b as usize] += 1);
+    let mut t = vec![];
+    let mut chart = Chart {
+        title: format!("histogram of {n} skewed bytes"),
+        unit: "GB/s".into(),
+        bars: vec![],
+    };
+    let words = gpu.upload("bytes", &pack_bytes(&data))?;
+    for v in Variant::ALL {
+        let (h, run) = gpu.steady(
+            || gpu.histogram_on_device(&words, Values::U8(n), v),
+            |r| r.1.timing.seconds,
+        )?;
+        r.verified &= h == expected;
+        t.push(run.timing.seconds);
+        chart.bars.push((v.name().into(), run.gbps(), None));
+        r.line(format!(
+            "{:<9} {:>10} {:>12}",
+            v.name(),
+            time(run.timing.seconds),
+            bandwidth(run.bytes_per_second())
+        ));
+    }
+    r.charts.push(chart);
+    r.key = format!("workgroup atomics {:.1}x faster", t[1] / t[0]);
+    Ok(r)
+}

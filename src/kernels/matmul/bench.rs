@@ -1,0 +1,113 @@
+//! The matmul's bench cases: every variant on one square product, then the shape set users meet
+//! (square, ragged, matrix-vector, small batches against a large weight, tall-skinny, deep K)
+//! with the variant the library chooses for each, so that the whole call is judged where users
+//! call it (BENCHMARKS.md compares each with cuBLAS).
+
+use super::{f32_bound, verify_sampled, Precision, Shape, Variant};
+use crate::bench::{rand_f32, Bench, Bound};
+use crate::Result;
+
+/// The shape set of `tilekit bench` (full size), M×K×N.
+pub const SHAPES: [(usize, usize, usize); 18] = [
+    (256, 256, 256),
+    (512, 512, 512),
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4095, 4095, 4095),
+    (1000, 1000, 1000),
+    (3000, 5000, 700),
+    (1, 4096, 4096),
+    (1, 8192, 8192),
+    (16, 4096, 4096),
+    (32, 4096, 4096),
+    (64, 4096, 4096),
+    (128, 4096, 4096),
+    (8192, 8192, 64),
+    (64, 8192, 8192),
+    (64, 65536, 64),
+];
+
+/// The quick shape set (lavapipe): one of each kind, small.
+pub const QUICK_SHAPES: [(usize, usize, usize); 6] = [
+    (64, 64, 64),
+    (63, 65, 67),
+    (1, 256, 256),
+    (16, 256, 256),
+    (256, 256, 8),
+    (8, 4096, 8),
+];
+
+pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
+    let gpu = b.gpu;
+    if b.wants("matmul/") {
+        let n = b.pick(128, 4096);
+        let (a, bm) = (rand_f32(n * n, 1), rand_f32(n * n, 2));
+        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
+        let dc = gpu.alloc::<f32>("C", n * n)?;
+        let shape = Shape::new(n, n, n)?;
+        for v in Variant::all().filter(|v| v.kernel().precision() == Precision::F32) {
+            if gpu.require(v.kernel().needs(), v.name()).is_err() {
+                continue;
+            }
+            b.measure(
+                &format!("matmul/{}", v.name()),
+                format!("{n}³"),
+                12 * (n * n) as u64,
+                shape.flops(),
+                Bound::Compute,
+                |check| {
+                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
+                    let ok = !check || {
+                        let c = gpu.read(&dc)?;
+                        verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok()
+                    };
+                    Ok((run.timing.seconds, ok, run.tile))
+                },
+            )?;
+        }
+    }
+    if b.wants("matmul-shape/") {
+        let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &SHAPES);
+        for &(m, k, n) in shapes {
+            let name = format!("matmul-shape/{m}x{k}x{n}");
+            if !b.wants(&name) {
+                continue;
+            }
+            let shape = Shape::new(m, k, n)?;
+            let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
+            let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
+            let dc = gpu.alloc::<f32>("C", m * n)?;
+            let choice = gpu.choose_matmul(shape, Precision::F32)?;
+            b.measure(
+                &name,
+                format!("{m}×{k}×{n}"),
+                4 * (m * k + k * n + m * n) as u64,
+                shape.flops(),
+                Bound::Compute,
+                |check| {
+                    let run = gpu.matmul_chosen(
+                        &da,
+                        &db,
+                        &dc,
+                        shape,
+                        choice.variant,
+                        None,
+                        choice.chosen_by,
+                    )?;
+                    let ok = !check || {
+                        let c = gpu.read(&dc)?;
+                        verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
+                    };
+                    Ok((
+                        run.timing.seconds,
+                        ok,
+                        format!("{} {} ({:?})", run.variant, run.tile, run.chosen_by),
+                    ))
+                },
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! The matmul lessons of the tour: 02, naive against tiled against blocked (the
+//! compute-to-global-memory-access ratio, PMPP 4.2-4.6), and 03, tile sizes from the limits
+//! (memory as a limiting factor to parallelism, PMPP 4.7).
+
+use super::tiled::TiledTiling;
+use super::{verify, verify_sampled, Shape, Variant};
+use crate::limits::{DeviceProfile, Limits};
+use crate::plan::{residency, KernelUse, Planner};
+use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::{Gpu, Result};
+
+/// The family's lessons.
+pub const LESSONS: [Lesson; 2] = [
+    Lesson {
+        number: 2,
+        name: "tiled matmul",
+        run: tiled_matmul,
+    },
+    Lesson {
+        number: 3,
+        name: "tile from limits",
+        run: tile_from_limits,
+    },
+];
+
+/// 02: naive against tiled (and register-blocked) matrix multiply.
+pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "02 naive vs tiled matmul (PMPP 4.2-4.6)",
+        "The naive kernel reads a row of A and a column of B from global memory for every element of C: one multiply-add per two loads. Tiling stages TILE×TILE tiles in workgroup memory so each loaded value serves TILE multiply-adds; register blocking makes each value read from workgroup memory serve several more from registers.",
+    );
+    r.quote(
+        "shaders/matmul.wgsl",
+        include_str!("../../../shaders/matmul.wgsl"),
+        "for (var ph = 0u; ph < phases; ph++) {",
+        "// Second barrier",
+    );
+    let n = size.pick(96, 2048);
+    let a = rand_f32(n * n, 1);
+    let b = rand_f32(n * n, 2);
+    let (exact, mag) = if size == Size::Quick {
+        super::reference(&a, &b, n, n, n)
+    } else {
+        (vec![], vec![])
+    };
+    let mut naive_time = 0.0;
+    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
+    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let shape = Shape::new(n, n, n)?;
+    let mut ratio = Chart {
+        title: "global loads: FLOPs per element loaded".into(),
+        unit: "FLOP/load".into(),
+        bars: vec![],
+    };
+    let mut speed = Chart {
+        title: format!("{n}³ speed"),
+        unit: "GFLOP/s".into(),
+        bars: vec![],
+    };
+    for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
+        gpu.poison(&dc)?;
+        let run = gpu.steady(
+            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
+            |r| r.timing.seconds,
+        )?;
+        let c = gpu.read(&dc)?;
+        let ok = if exact.is_empty() {
+            verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
+        } else {
+            verify(&c, &exact, &mag, n).is_ok()
+        };
+        r.verified &= ok;
+        if v == Variant::NAIVE {
+            naive_time = run.timing.seconds;
+        }
+        let predicted = run.plan.as_ref().map_or(1.0, |p| p.choice().reuse);
+        r.line(format!(
+            "{:<8} {:<20} ratio {:>6.1} FLOP/load (predicted {:>5.1}) | {:>10} {:>14} | {:.2}x naive",
+            v.name(),
+            run.tile,
+            run.ratio,
+            predicted,
+            crate::cli::units::time(run.timing.seconds),
+            crate::cli::units::flops(run.flop_per_second()),
+            naive_time / run.timing.seconds
+        ));
+        ratio
+            .bars
+            .push((v.name().into(), run.ratio, Some(predicted)));
+        speed.bars.push((v.name().into(), run.gflops(), None));
+        if v == Variant::TILED {
+            r.key = format!("tiling cuts global loads {:.0}x", run.ratio);
+        }
+    }
+    r.charts = vec![ratio, speed];
+    r.line(format!("{n}³, {}{}", gpu.clock(), cpu_note(gpu)));
+    Ok(r)
+}
+
+/// The residency chart of PMPP 4.7 for one candidate: workgroups per multiprocessor under each
+/// resource.
+fn residency_chart(title: String, profile: &DeviceProfile, usage: KernelUse) -> Chart {
+    let res = residency(profile, usage);
+    let cap = |v: u32| if v == u32::MAX { None } else { Some(v as f64) };
+    Chart {
+        title: format!(
+            "{title}: {} workgroups per multiprocessor, {} binds",
+            res.workgroups,
+            res.binding.name()
+        ),
+        unit: "workgroups".into(),
+        bars: [
+            ("threads", res.by_threads),
+            ("registers", res.by_registers),
+            ("workgroup memory", res.by_memory),
+            ("slots", res.by_slots),
+        ]
+        .into_iter()
+        .filter_map(|(n, v)| cap(v).map(|v| (n.to_string(), v, None)))
+        .collect(),
+    }
+}
+
+/// 03: the planner under WebGPU's baseline, this adapter, and the book's device D.
+pub fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "03 tile size from limits (PMPP 4.7)",
+        "Registers and shared memory limit how many threads a multiprocessor holds; a program reads the device's limits and sizes its tiles from them instead of compiling a constant in.",
+    );
+    let k = TiledTiling::new(Shape {
+        m: 4096,
+        k: 4096,
+        n: 4096,
+    });
+    for (name, limits, profile) in [
+        (
+            "WebGPU baseline",
+            Limits::webgpu_default(),
+            gpu.profile.clone(),
+        ),
+        ("this adapter", gpu.limits().clone(), gpu.profile.clone()),
+        (
+            "book device D",
+            gpu.limits().clone(),
+            DeviceProfile::book_device_d(),
+        ),
+    ] {
+        let plan = Planner::new(limits, profile).plan(&k)?;
+        r.line(format!(
+            "{name:<16} → {}: {}",
+            plan.choice().label,
+            plan.why
+        ));
+    }
+    let d = DeviceProfile::book_device_d();
+    let reg = crate::plan::max_registers_for_full_residency(&d);
+    let eleven = residency(
+        &d,
+        KernelUse {
+            invocations: 512,
+            workgroup_bytes: 0,
+            registers: 11,
+        },
+    );
+    let tile16 = KernelUse {
+        invocations: 256,
+        workgroup_bytes: 2048,
+        registers: 10,
+    };
+    let tile = residency(&d, tile16);
+    r.line(format!(
+        "book: 10 registers for full residency | computed {reg}"
+    ));
+    r.line(format!(
+        "book: 11 registers, 512-thread blocks → 1024 resident | computed {}",
+        eleven.resident_invocations
+    ));
+    r.line(format!(
+        "book: 16×16 tiles bind on threads at 6 blocks, 12 KiB used | computed {} on {}, {} KiB",
+        tile.workgroups,
+        tile.binding.name(),
+        tile.workgroup_bytes_used / 1024
+    ));
+    r.verified = reg == 10
+        && eleven.resident_invocations == 1024
+        && tile.workgroups == 6
+        && tile.workgroup_bytes_used == 12 * 1024;
+    let here = gpu.planner().plan(&k)?;
+    r.charts = vec![
+        residency_chart("book device D, TILE=16".into(), &d, tile16),
+        residency_chart(
+            format!(
+                "{} ({} profile), {}",
+                gpu.summary.name,
+                gpu.profile.name,
+                here.choice().label
+            ),
+            &gpu.profile,
+            here.choice().usage,
+        ),
+    ];
+    r.key = format!("{} on this adapter", here.choice().label);
+    Ok(r)
+}

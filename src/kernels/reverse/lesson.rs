@@ -1,0 +1,54 @@
+//! Lesson 04: reverse through workgroup memory, static and dynamic, then a large n.
+
+use crate::cli::units::{bandwidth, time};
+use crate::tour::{Lesson, Report, Size};
+use crate::{Gpu, Result};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 4,
+    name: "reverse",
+    run: reverse,
+};
+
+/// 04: reverse, static and dynamic, then a large n.
+pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "04 reverse through workgroup memory (Harris)",
+        "staticReverse uses a fixed 64-element array; dynamicReverse sizes it at launch (here: an override constant); a barrier separates the writes from the reads.",
+    );
+    r.quote(
+        "shaders/reverse.wgsl",
+        include_str!("../../../shaders/reverse.wgsl"),
+        "override N: u32 = 64u;",
+        "data[t] = s_dyn[N - 1u - t];",
+    );
+    let input: Vec<i32> = (0..64).collect();
+    let (out, _) = gpu.reverse_static(&input)?;
+    let ok = out == (0..64).rev().collect::<Vec<_>>();
+    r.verified &= ok;
+    r.line(format!(
+        "static 0..63 → {}..{} (expected 63..0)",
+        out[0], out[63]
+    ));
+    let (out, _) = gpu.reverse_dynamic(&input)?;
+    r.verified &= out == (0..64).rev().collect::<Vec<_>>();
+    r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
+    let n = size.pick(100_003, 64 << 20);
+    let x: Vec<u32> = (0..n as u32).collect();
+    let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("reversed", n)?);
+    let run = gpu.steady(|| gpu.reverse_on_device(&dx, &dout), |r| r.timing.seconds)?;
+    let out = gpu.read(&dout)?;
+    r.verified &= out
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v as usize == n - 1 - i);
+    r.line(format!(
+        "block reverse of {n}: {}, {} ({})",
+        time(run.timing.seconds),
+        bandwidth(run.bytes_per_second()),
+        run.tile
+    ));
+    r.key = bandwidth(run.bytes_per_second());
+    Ok(r)
+}

@@ -1,0 +1,59 @@
+//! Lesson 06: bank conflicts in a transposed tile, and the padding that removes them.
+
+use super::Variant;
+use crate::cli::units::{bandwidth, time};
+use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::{Gpu, Result};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 6,
+    name: "bank conflicts",
+    run: bank_conflicts,
+};
+
+/// 06: bank conflicts in a transposed tile.
+pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "06 bank conflicts (transpose, CUDA Handbook 8.1)",
+        "Reading a 32×32 tile down a column hits one bank 32 times; padding each row to 33 words puts the column in 32 different banks.",
+    );
+    r.quote(
+        "shaders/transpose.wgsl",
+        include_str!("../../../shaders/transpose.wgsl"),
+        "var<workgroup> tile: array<Elem, TILE * TILE>;",
+        "var<workgroup> tile_padded",
+    );
+    let (m, n) = size.pick((300, 200), (8192, 8192));
+    let x = rand_f32(m * n, 6);
+    let mut times = vec![];
+    let mut chart = Chart {
+        title: format!("transpose of {m}×{n} f32"),
+        unit: "GB/s".into(),
+        bars: vec![],
+    };
+    let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("transposed", m * n)?);
+    for v in Variant::ALL {
+        gpu.poison(&dout)?;
+        let run = gpu.steady(
+            || gpu.transpose_on_device(&dx, &dout, (m, n), v, None),
+            |r| r.timing.seconds,
+        )?;
+        let out = gpu.read(&dout)?;
+        let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
+        r.verified &= ok;
+        times.push(run.timing.seconds);
+        chart.bars.push((v.name().into(), run.gbps(), None));
+        r.line(format!(
+            "{:<7} {:<16} {:>10} {:>12}",
+            v.name(),
+            run.tile,
+            time(run.timing.seconds),
+            bandwidth(run.bytes_per_second())
+        ));
+    }
+    r.charts.push(chart);
+    r.key = format!("padding: {:.2}x the unpadded tile", times[1] / times[2]);
+    r.line(format!("{m}×{n}{}", cpu_note(gpu)));
+    Ok(r)
+}

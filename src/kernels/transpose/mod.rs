@@ -1,0 +1,219 @@
+//! Matrix transpose: naive, tiled through workgroup memory, and tiled with padded rows to avoid
+//! bank conflicts (CUDA Handbook 8.1, `shared/seeds/004_*.txt`). Elements move as raw bits:
+//! 4-byte ones as `u32`, 8-byte ones as `vec2<u32>`.
+//! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
+
+#[cfg(feature = "cli")]
+mod bench;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub mod lesson;
+
+use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
+use crate::buffer::DeviceBuffer;
+use crate::pipeline::Shader;
+use crate::plan::{cdiv, KernelUse, Planner, Spec, Tiling};
+use crate::{Error, Gpu, Result};
+
+const SOURCE: &str = include_str!("../../../shaders/transpose.wgsl");
+
+crate::kernels::named_enum! {
+    /// Transpose kernels.
+    pub enum Variant ("transpose variant") {
+        /// Coalesced reads, strided writes.
+        Naive => "naive",
+        /// Through a TILE×TILE workgroup tile: both sides coalesced, the tile read down columns.
+        Tiled => "tiled",
+        /// The same with (TILE+1)-element rows: a column touches every bank once.
+        Padded => "padded",
+    }
+}
+
+/// The module moving `words`-word elements (1: f32/i32/u32, 2: f64).
+pub fn module(words: u32) -> Module {
+    let (name, ty) = if words == 2 {
+        ("transpose<vec2<u32>>", "vec2<u32>")
+    } else {
+        ("transpose", "u32")
+    };
+    Module {
+        shader: Shader::owned(
+            name,
+            SOURCE.replace("alias Elem = u32;", &format!("alias Elem = {ty};")),
+        ),
+        needs: wgpu::Features::empty(),
+    }
+}
+
+/// The planner's view of the transpose: TILE ∈ {8, 16, 32} with TILE×min(TILE, 8) invocations.
+#[derive(Clone, Copy, Debug)]
+pub struct TransposeTiling {
+    /// Rows.
+    pub m: u32,
+    /// Columns.
+    pub n: u32,
+    /// Bytes per element (4 or 8).
+    pub bytes: u32,
+}
+
+impl Tiling for TransposeTiling {
+    fn kernel(&self) -> &'static str {
+        "transpose"
+    }
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        vec![("m", self.m as u64), ("n", self.n as u64)]
+    }
+    fn candidates(&self) -> Vec<Spec> {
+        [8u32, 16, 32]
+            .into_iter()
+            .map(|t| {
+                let rows = t.min(8);
+                Spec {
+                    label: format!("TILE={t}, ROWS={rows}"),
+                    constants: vec![("TILE", t), ("ROWS", rows)],
+                    workgroup_size: [t, rows, 1],
+                    // One tile, each row padded by an element (Handbook 8.1: 33 words):
+                    // `tile_padded` in the shader.
+                    usage: KernelUse {
+                        invocations: t * rows,
+                        workgroup_bytes: t * (t + 1) * self.bytes,
+                        registers: 16,
+                    },
+                    // Coalesced run length on both sides, capped at a 32-word transaction.
+                    reuse: t.min(32) as f64,
+                    workgroups: cdiv(self.m as u64, t as u64) * cdiv(self.n as u64, t as u64),
+                }
+            })
+            .collect()
+    }
+}
+
+impl Gpu {
+    /// Transpose a rows×cols row-major matrix on the device into `output` (cols×rows).
+    /// Elements of 4 bytes (f32, i32, u32) or 8 bytes (f64) move as raw bits.
+    pub fn transpose_on_device<T: bytemuck::Pod>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &DeviceBuffer<T>,
+        (rows, cols): (usize, usize),
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<Run> {
+        let elems = grid_len(
+            "transpose",
+            (rows, cols),
+            &[("input", input.len()), ("output", output.len())],
+        )?;
+        let size = std::mem::size_of::<T>() as u32;
+        if size != 4 && size != 8 {
+            return Err(Error::Usage(format!(
+                "the transpose moves 4- or 8-byte elements, not {size}-byte ones"
+            )));
+        }
+        let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
+        let kernel = TransposeTiling { m, n, bytes: size };
+        let plan = self.planner().plan_or_forced(&kernel, tile)?;
+        let t = plan.constant("TILE");
+        let tiles_x = n.div_ceil(t);
+        let params = self.uniform(&[m, n, tiles_x, 0u32]);
+        let timing = self.launch(
+            &module(size / 4).shader,
+            variant.name(),
+            &plan.constants(),
+            &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
+            tiles_x as u64 * m.div_ceil(t) as u64,
+        )?;
+        Ok(Run {
+            kernel: "transpose",
+            variant: variant.name().into(),
+            elements: elems as u64,
+            bytes: 2 * input.bytes(),
+            tile: plan.choice().label.clone(),
+            plan: Some(plan),
+            timing,
+        })
+    }
+
+    /// Transpose a rows×cols row-major matrix into cols×rows.
+    pub fn transpose<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(Vec<T>, Run)> {
+        let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;
+        let input = self.upload("transpose input", data)?;
+        let output = self.alloc::<T>("transpose output", elems)?;
+        let run = self.transpose_on_device(&input, &output, (rows, cols), variant, tile)?;
+        Ok((self.read(&output)?, run))
+    }
+}
+
+/// The transpose family.
+pub struct Transpose;
+
+/// The family's registration (see [`super::FAMILIES`]).
+pub static FAMILY: Transpose = Transpose;
+
+impl Family for Transpose {
+    fn name(&self) -> &'static str {
+        "transpose"
+    }
+
+    fn about(&self) -> &'static str {
+        "transpose through a workgroup tile, and bank conflicts avoided by padding (CUDA Handbook 8.1)"
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![module(1), module(2)]
+    }
+
+    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        let mut out = Vec::new();
+        for words in [1u32, 2] {
+            let t = TransposeTiling {
+                m: 1024,
+                n: 1024,
+                bytes: 4 * words,
+            };
+            for c in fitting(planner, &t) {
+                for v in Variant::ALL {
+                    out.push(PipelineUse::new(&module(words), v.name(), c.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "transpose",
+            sizes: &[("M", 4096), ("N", 4096)],
+            make: |s| {
+                Ok(Box::new(TransposeTiling {
+                    m: size_u32("M", s[0])?,
+                    n: size_u32("N", s[1])?,
+                    bytes: 4,
+                }))
+            },
+        }]
+    }
+
+    #[cfg(feature = "cli")]
+    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+        vec![cli::COMMAND]
+    }
+
+    #[cfg(feature = "cli")]
+    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+        bench::cases(b)
+    }
+
+    #[cfg(feature = "cli")]
+    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+        vec![lesson::LESSON]
+    }
+}

@@ -1,0 +1,62 @@
+//! Lesson 08: wide loads, scalar against vec4, for a copy and a sum.
+
+use super::Width;
+use crate::cli::units::bandwidth;
+use crate::tour::{Chart, Lesson, Report, Size};
+use crate::{Gpu, Result};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 8,
+    name: "wide loads",
+    run: wide_loads,
+};
+
+/// 08: wide loads.
+pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::new(
+        "08 wide loads (float4)",
+        "One 128-bit load moves four words with one instruction: fewer instructions per byte.",
+    );
+    r.quote(
+        "shaders/wide.wgsl",
+        include_str!("../../../shaders/wide.wgsl"),
+        "fn copy_vec4(",
+        "dst4[i] = src4[i];",
+    );
+    let n = size.pick(1 << 20, 64 << 20);
+    let x: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
+    let mut g = vec![];
+    let mut chart = Chart {
+        title: format!("{n} words"),
+        unit: "GB/s".into(),
+        bars: vec![],
+    };
+    let (dx, dcopy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
+    for w in Width::ALL {
+        gpu.poison(&dcopy)?;
+        let run = gpu.steady(|| gpu.copy_on_device(&dx, &dcopy, w), |r| r.timing.seconds)?;
+        let copy = gpu.read(&dcopy)?;
+        let (s, srun) = gpu.steady(|| gpu.sum_on_device(&dx, w), |r| r.1.timing.seconds)?;
+        r.verified &= copy == x && s == sum;
+        g.push(run.gbps());
+        chart
+            .bars
+            .push((format!("copy {}", w.name()), run.gbps(), None));
+        chart
+            .bars
+            .push((format!("sum {}", w.name()), srun.gbps(), None));
+        r.line(format!(
+            "{:<6} copy {:>12} | sum {:>12}",
+            w.name(),
+            bandwidth(run.bytes_per_second()),
+            bandwidth(srun.bytes_per_second())
+        ));
+    }
+    r.charts.push(chart);
+    r.key = format!("vec4 copy {:.2}x scalar", g[1] / g[0]);
+    Ok(r)
+}

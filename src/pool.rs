@@ -1,0 +1,316 @@
+//! What a call would otherwise allocate every time, kept for the next one: storage buffers
+//! (outputs, partial sums), readback staging, uniform parameter blocks, bind groups and timestamp
+//! query sets. Each pool is bounded, so a loop of calls keeps the process's memory flat:
+//!
+//! | pool | bound |
+//! |---|---|
+//! | storage buffers | 64 buffers and 256 MiB; buffers over 64 MiB are never pooled |
+//! | readback staging | 16 buffers and 64 MiB |
+//! | uniform blocks (by contents, ≤ 256 bytes each) | 256 |
+//! | bind groups (by pipeline and buffer ids) | 512 |
+//! | timestamp query sets | 16 |
+//!
+//! Pipelines are cached separately ([`crate::pipeline`]), one per (shader, entry point,
+//! constants) used. Bind groups hold their buffers alive, so a buffer that leaves tilekit (a
+//! [`crate::DeviceBuffer`] dropped and not pooled) first drops the bind groups that name it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Storage buffers kept for reuse.
+pub const MAX_POOLED_BUFFERS: usize = 64;
+/// Bytes of storage buffers kept for reuse.
+pub const MAX_POOLED_BYTES: u64 = 256 << 20;
+/// Buffers larger than this are freed, not pooled.
+pub const MAX_POOLED_BUFFER: u64 = 64 << 20;
+/// Readback staging buffers kept.
+pub const MAX_STAGING: usize = 16;
+/// Bytes of readback staging kept.
+pub const MAX_STAGING_BYTES: u64 = 64 << 20;
+/// Uniform blocks kept.
+pub const MAX_UNIFORMS: usize = 256;
+/// Bind groups kept.
+pub const MAX_BIND_GROUPS: usize = 512;
+/// Timestamp query sets kept.
+pub const MAX_TIMERS: usize = 16;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh identity for a buffer tilekit owns (never reused, unlike addresses).
+pub(crate) fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A buffer bound to a kernel: its tilekit identity (0 = unknown to tilekit, never cached) and
+/// the buffer.
+#[derive(Clone, Copy)]
+pub struct Bind<'a> {
+    pub(crate) id: u64,
+    pub(crate) buffer: &'a wgpu::Buffer,
+}
+
+impl<'a> Bind<'a> {
+    /// A buffer tilekit did not create (a caller's own): bound as is, its bind groups not cached.
+    pub fn raw(buffer: &'a wgpu::Buffer) -> Bind<'a> {
+        Bind { id: 0, buffer }
+    }
+}
+
+/// A uniform block of kernel parameters, shared by every call with the same contents.
+#[derive(Clone, Debug)]
+pub struct Uniform {
+    pub(crate) id: u64,
+    pub(crate) buffer: wgpu::Buffer,
+}
+
+impl Uniform {
+    /// For binding.
+    pub fn bind(&self) -> Bind<'_> {
+        Bind {
+            id: self.id,
+            buffer: &self.buffer,
+        }
+    }
+}
+
+/// Timestamp queries for one timed submission: the query set, its resolve buffer and the
+/// mappable copy.
+pub(crate) struct Timer {
+    pub set: wgpu::QuerySet,
+    pub resolve: wgpu::Buffer,
+    pub staging: wgpu::Buffer,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct BindKey {
+    pub pipeline: usize,
+    pub entries: Vec<(u32, u64)>,
+}
+
+struct Lru<K, V> {
+    map: HashMap<K, (u64, V)>,
+    clock: u64,
+    cap: usize,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Clone> Lru<K, V> {
+    fn new(cap: usize) -> Self {
+        Lru {
+            map: HashMap::new(),
+            clock: 0,
+            cap,
+        }
+    }
+    fn get(&mut self, k: &K) -> Option<V> {
+        self.clock += 1;
+        let now = self.clock;
+        self.map.get_mut(k).map(|e| {
+            e.0 = now;
+            e.1.clone()
+        })
+    }
+    fn insert(&mut self, k: K, v: V) {
+        if self.map.len() >= self.cap && !self.map.contains_key(&k) {
+            if let Some(old) = self.map.iter().min_by_key(|e| e.1 .0).map(|e| e.0.clone()) {
+                self.map.remove(&old);
+            }
+        }
+        self.clock += 1;
+        self.map.insert(k, (self.clock, v));
+    }
+}
+
+#[derive(Default)]
+struct Free {
+    // (bytes, usage bits) → buffers with their ids
+    buffers: HashMap<(u64, u32), Vec<(u64, wgpu::Buffer)>>,
+    count: usize,
+    bytes: u64,
+}
+
+pub(crate) struct Inner {
+    free: Mutex<Free>,
+    staging: Mutex<Vec<wgpu::Buffer>>,
+    uniforms: Mutex<Lru<Vec<u8>, Uniform>>,
+    bind_groups: Mutex<Lru<BindKey, wgpu::BindGroup>>,
+    pub(crate) timers: Mutex<Vec<Timer>>,
+}
+
+/// The pools of one [`crate::Gpu`].
+#[derive(Clone)]
+pub struct Pools {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl Default for Pools {
+    fn default() -> Self {
+        Pools {
+            inner: Arc::new(Inner {
+                free: Mutex::new(Free::default()),
+                staging: Mutex::new(Vec::new()),
+                uniforms: Mutex::new(Lru::new(MAX_UNIFORMS)),
+                bind_groups: Mutex::new(Lru::new(MAX_BIND_GROUPS)),
+                timers: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+}
+
+/// How many of each pooled thing exist now (for tests of the bounds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Free storage buffers kept.
+    pub buffers: usize,
+    /// Their bytes.
+    pub buffer_bytes: u64,
+    /// Staging buffers kept.
+    pub staging: usize,
+    /// Uniform blocks kept.
+    pub uniforms: usize,
+    /// Bind groups kept.
+    pub bind_groups: usize,
+    /// Timestamp query sets kept.
+    pub timers: usize,
+}
+
+impl Inner {
+    /// A free storage buffer of exactly `bytes` and `usage`, if one is pooled.
+    pub(crate) fn take(
+        &self,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Option<(u64, wgpu::Buffer)> {
+        let mut f = self.free.lock().ok()?;
+        let list = f.buffers.get_mut(&(bytes, usage.bits()))?;
+        let got = list.pop()?;
+        f.count -= 1;
+        f.bytes -= bytes;
+        Some(got)
+    }
+
+    /// A buffer tilekit no longer uses: kept if the pool has room, else its bind groups are
+    /// dropped and it is freed.
+    pub(crate) fn give_back(&self, id: u64, buffer: wgpu::Buffer) {
+        let bytes = buffer.size();
+        let key = (bytes, buffer.usage().bits());
+        if let Ok(mut f) = self.free.lock() {
+            if bytes <= MAX_POOLED_BUFFER
+                && f.count < MAX_POOLED_BUFFERS
+                && f.bytes + bytes <= MAX_POOLED_BYTES
+            {
+                f.count += 1;
+                f.bytes += bytes;
+                f.buffers.entry(key).or_default().push((id, buffer));
+                return;
+            }
+        }
+        self.forget(id);
+    }
+
+    /// Drop every cached bind group that names buffer `id`.
+    pub(crate) fn forget(&self, id: u64) {
+        if let Ok(mut b) = self.bind_groups.lock() {
+            b.map.retain(|k, _| k.entries.iter().all(|e| e.1 != id));
+        }
+    }
+
+    pub(crate) fn staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        if let Ok(mut s) = self.staging.lock() {
+            if let Some(i) = s.iter().position(|b| b.size() == bytes) {
+                return s.swap_remove(i);
+            }
+        }
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tilekit readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    pub(crate) fn staging_back(&self, buffer: wgpu::Buffer) {
+        if let Ok(mut s) = self.staging.lock() {
+            let total: u64 = s.iter().map(|b| b.size()).sum();
+            if s.len() < MAX_STAGING && total + buffer.size() <= MAX_STAGING_BYTES {
+                s.push(buffer);
+            }
+        }
+    }
+
+    pub(crate) fn uniform(&self, device: &wgpu::Device, bytes: &[u8]) -> Uniform {
+        use wgpu::util::DeviceExt;
+        if let Some(u) = self
+            .uniforms
+            .lock()
+            .ok()
+            .and_then(|mut u| u.get(&bytes.to_vec()))
+        {
+            return u;
+        }
+        let u = Uniform {
+            id: next_id(),
+            buffer: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("tilekit params"),
+                contents: bytes,
+                usage: wgpu::BufferUsages::UNIFORM,
+            }),
+        };
+        if bytes.len() <= 256 {
+            if let Ok(mut c) = self.uniforms.lock() {
+                c.insert(bytes.to_vec(), u.clone());
+            }
+        }
+        u
+    }
+
+    pub(crate) fn bind_group(
+        &self,
+        key: Option<BindKey>,
+        make: impl FnOnce() -> crate::Result<wgpu::BindGroup>,
+    ) -> crate::Result<wgpu::BindGroup> {
+        if let Some(k) = &key {
+            if let Some(b) = self.bind_groups.lock().ok().and_then(|mut c| c.get(k)) {
+                return Ok(b);
+            }
+        }
+        let b = make()?;
+        if let Some(k) = key {
+            if let Ok(mut c) = self.bind_groups.lock() {
+                c.insert(k, b.clone());
+            }
+        }
+        Ok(b)
+    }
+
+    pub(crate) fn stats(&self) -> PoolStats {
+        let f = self
+            .free
+            .lock()
+            .map(|f| (f.count, f.bytes))
+            .unwrap_or((0, 0));
+        PoolStats {
+            buffers: f.0,
+            buffer_bytes: f.1,
+            staging: self.staging.lock().map(|s| s.len()).unwrap_or(0),
+            uniforms: self.uniforms.lock().map(|u| u.map.len()).unwrap_or(0),
+            bind_groups: self.bind_groups.lock().map(|b| b.map.len()).unwrap_or(0),
+            timers: self.timers.lock().map(|t| t.len()).unwrap_or(0),
+        }
+    }
+}
+
+impl crate::Gpu {
+    /// How full the pools are now (each is bounded: see [`crate::pool`]).
+    pub fn pool_stats(&self) -> PoolStats {
+        self.pools.inner.stats()
+    }
+
+    /// A uniform block holding `value` (kernel parameters), shared with every call that passes
+    /// the same bytes.
+    pub fn uniform<T: bytemuck::Pod>(&self, value: &T) -> Uniform {
+        self.pools
+            .inner
+            .uniform(&self.device, bytemuck::bytes_of(value))
+    }
+}

@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# The test command (README, CI): format, lints, then every test on the best adapter found
-# (lavapipe on a machine without a GPU). Tests that need an adapter fail when none is found.
+# The test command (README, CI): format, lints (with and without the command line's feature),
+# then every test on the best adapter found (lavapipe on a machine without a GPU) and the tour;
+# on Linux, the GPU tests and the tour again on wgpu's GL back end (llvmpipe through EGL).
+# Tests that need an adapter fail when none is found. PROPTEST_CASES raises the property-test
+# case count (default: what fits CI's budget).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/vulkan.sh
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
+cargo clippy --lib --no-default-features -- -D warnings
 cargo test
+./target/debug/tilekit tour --quick
+if [ "$(uname -s)" = Linux ]; then
+  ensure_gl
+  echo "== the GPU tests and the tour on the GL back end ==" >&2
+  WGPU_BACKEND=gl cargo test --tests
+  WGPU_BACKEND=gl ./target/debug/tilekit tour --quick
+fi

@@ -110,6 +110,9 @@ pub struct Report {
     pub compute_ceiling: f64,
     /// Every kernel.
     pub entries: Vec<Entry>,
+    /// Cases this adapter cannot run, with the reason (`name: reason`).
+    #[serde(default)]
+    pub skipped: Vec<String>,
     #[serde(default, skip_serializing)]
     bandwidth_ceiling_gbps: Option<f64>,
     #[serde(default, skip_serializing)]
@@ -156,6 +159,7 @@ pub struct Bench<'a> {
     /// The settings.
     pub cfg: Config,
     entries: Vec<Entry>,
+    skipped: Vec<String>,
     progress: Box<dyn FnMut(&str) + 'a>,
 }
 
@@ -169,6 +173,21 @@ impl Bench<'_> {
             quick
         } else {
             full
+        }
+    }
+
+    /// Whether the adapter has the features case `name` needs; if not, the case is skipped with
+    /// a one-line reason (printed, and kept in the report).
+    pub fn available(&mut self, name: &str, needs: wgpu::Features) -> bool {
+        match self.gpu.require(needs, name) {
+            Ok(()) => true,
+            Err(e) => {
+                if self.wants(name) {
+                    eprintln!("skipped {name}: {e}");
+                    self.skipped.push(format!("{name}: {e}"));
+                }
+                false
+            }
         }
     }
 
@@ -298,6 +317,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
         gpu,
         cfg,
         entries: vec![],
+        skipped: vec![],
         progress: Box::new(progress),
     };
     // The ceilings always run: every figure sits beside them.
@@ -328,6 +348,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
         bandwidth_ceiling: bw,
         compute_ceiling: fl,
         entries: b.entries,
+        skipped: b.skipped,
         bandwidth_ceiling_gbps: None,
         compute_ceiling_gflops: None,
     })

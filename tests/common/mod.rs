@@ -16,7 +16,20 @@ pub fn gpu() -> &'static Gpu {
             poison_outputs: true,
             ..Default::default()
         }) {
-            Ok(g) => g,
+            Ok(g) => {
+                // CI runs the suite once per backend: make sure it ran on the one it asked for.
+                if let Ok(want) = std::env::var("WGPU_BACKEND") {
+                    assert!(
+                        g.summary.backend.eq_ignore_ascii_case(want.trim())
+                            || (want.trim() == "gl" && g.summary.backend == "Gl"),
+                        "WGPU_BACKEND={want} but the tests opened {} on {}",
+                        g.summary.name,
+                        g.summary.backend
+                    );
+                }
+                eprintln!("tests on {} ({})", g.summary.name, g.summary.backend);
+                g
+            }
             Err(e) => panic!("these tests need a GPU adapter (lavapipe counts): {e}"),
         }
     })

@@ -29,7 +29,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             vec![gpu.default_reduce_variant()]
         };
         for v in variants {
-            if gpu.require(v.needs(), v.name()).is_err() {
+            if !b.available(&format!("{family}/{}", v.name()), v.needs()) {
                 continue;
             }
             b.measure(

@@ -30,7 +30,7 @@ fn subgroup_tree(@builtin(workgroup_id) wid: vec3<u32>,
                  @builtin(subgroup_id) sg_id: u32,
                  @builtin(num_subgroups) sg_count: u32) {
     let g = group_index(wid, nwg);
-    let v = subgroup_combine(gather(g, lid));
+    let v = subgroup_combine(gather_any(g, lid));
     if (lane == 0u) {
         dyn_data[sg_id] = v;
     }

@@ -492,16 +492,40 @@ impl Gpu {
         }
     }
 
-    /// Wait for `submission` (or everything submitted) with the GPU timeout.
+    /// Wait for `submission` (or everything submitted) with the GPU timeout. A short wait spins
+    /// on a non-blocking check first: a blocking wait on NVIDIA's Vulkan driver returns some
+    /// 100 µs after the work is done, which is most of a small call's cost (BENCHMARKS.md,
+    /// "per-call wall time"); after 2 ms it blocks, so long kernels burn no CPU.
     pub(crate) fn wait_for(
         &self,
         what: &str,
         submission: Option<wgpu::SubmissionIndex>,
     ) -> Result<()> {
-        let r = self.device.poll(wgpu::PollType::Wait {
-            submission_index: submission,
-            timeout: Some(self.timeout),
-        });
+        // A CPU adapter (lavapipe) runs the kernels on the host's cores: spinning would take one.
+        let spin = if self.summary.device_type == "Cpu" {
+            Duration::ZERO
+        } else {
+            Duration::from_micros(2000)
+        };
+        let start = std::time::Instant::now();
+        let r = loop {
+            let r = self.device.poll(wgpu::PollType::Wait {
+                submission_index: submission.clone(),
+                timeout: Some(Duration::ZERO),
+            });
+            match r {
+                Err(wgpu::PollError::Timeout) if start.elapsed() < spin => {
+                    std::hint::spin_loop();
+                }
+                Err(wgpu::PollError::Timeout) => {
+                    break self.device.poll(wgpu::PollType::Wait {
+                        submission_index: submission,
+                        timeout: Some(self.timeout.saturating_sub(start.elapsed())),
+                    });
+                }
+                other => break other,
+            }
+        };
         self.check_lost()?;
         match r {
             Ok(_) => Ok(()),

@@ -4,9 +4,7 @@
 mod common;
 use common::{gpu, random_f32};
 use proptest::prelude::*;
-use tilekit::kernels::matmul::blocked::BlockedTiling;
-use tilekit::kernels::matmul::tiled::TiledTiling;
-use tilekit::kernels::matmul::{reference, verify, Precision, Shape, Variant};
+use tilekit::kernels::matmul::{reference, verify, Caps, Precision, Shape, Variant};
 use tilekit::{Error, Limits, Planner};
 
 /// The f32 variants this adapter can run.
@@ -41,6 +39,26 @@ const SHAPES: [(usize, usize, usize); 11] = [
     (96, 128, 80),
 ];
 
+// Deep K and few rows: the fast variants split K over many workgroups and add the partial
+// products; ragged K and N take their padding pass.
+const SPLIT_SHAPES: [(usize, usize, usize); 6] = [
+    (1, 4099, 9),
+    (8, 5000, 12),
+    (17, 2048, 33),
+    (64, 3001, 64),
+    (2, 513, 1),
+    (16, 1024, 260),
+];
+
+#[test]
+fn split_k_and_padding_at_deep_k() {
+    for (i, &(m, k, n)) in SPLIT_SHAPES.iter().enumerate() {
+        for v in [Variant::PIPELINED, Variant::GEMV] {
+            check(m, k, n, v, None, 100 + i as u64);
+        }
+    }
+}
+
 #[test]
 fn every_variant_on_odd_shapes() {
     for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
@@ -53,23 +71,21 @@ fn every_variant_on_odd_shapes() {
 #[test]
 fn every_tile_the_planner_can_pick_baseline_and_adapter() {
     // The second shape takes the blocked kernel's vec4 path.
-    let tried = every_tile(67, 45, 71) + every_tile(68, 44, 72);
-    assert!(tried >= 20, "only {tried} tiles tried");
+    let tried = every_tile(67, 45, 71) + every_tile(68, 44, 72) + every_tile(3, 301, 37);
+    assert!(tried >= 40, "only {tried} tiles tried");
 }
 
 fn every_tile(m: usize, k: usize, n: usize) -> usize {
     let g = gpu();
     let shape = Shape::new(m, k, n).unwrap();
-    let tiled = TiledTiling::new(shape);
-    let blocked = BlockedTiling::new(shape);
     let mut tried = 0;
     for limits in [Limits::webgpu_default(), g.limits().clone()] {
         let planner = Planner::new(limits, g.profile.clone());
-        for (kernel, variant) in [
-            (&tiled as &dyn tilekit::Tiling, Variant::TILED),
-            (&blocked, Variant::BLOCKED),
-        ] {
-            let plan = planner.plan(kernel).unwrap();
+        for variant in f32_variants() {
+            let Some(tiling) = variant.kernel().tiling(shape, &Caps::of(g)).unwrap() else {
+                continue;
+            };
+            let plan = planner.plan(tiling.as_ref()).unwrap();
             for c in plan.candidates.iter().filter(|c| c.refused.is_none()) {
                 check(m, k, n, variant, Some(&c.label), 7);
                 tried += 1;

@@ -1,9 +1,13 @@
-"""PyTorch's figures for the sizes `tilekit bench` uses, timed in the same session on the same GPU:
-cuBLAS f32 matmul with TF32 off, torch.sum over f32, and a device-to-device copy.
-Median of repeats after warm-up, CUDA events. Prints JSON."""
+"""PyTorch's figures for the work `tilekit bench` does, timed in the same session on the same GPU:
+cuBLAS f32 matmul with TF32 off on every shape of the bench's shape set (read from its JSON),
+torch.sum over 512 MiB and 1 GiB of f32, a device-to-device copy, and the wall time of one whole
+synchronised call (a 512³ matmul read back to the host, a sum of 2^20 floats read back).
+Median of repeats after warm-up, CUDA events (wall clock for the calls). Prints JSON."""
 import json
+import re
 import statistics
 import sys
+import time
 
 import torch
 
@@ -15,7 +19,6 @@ dev = torch.device("cuda")
 
 def timed(fn, repeats=10, warmup=3, warmup_s=0.25):
     # Warm up by count and by time, as tilekit bench does: the GPU lowers its clocks when idle.
-    import time
     start = time.perf_counter()
     n = 0
     while n < warmup or time.perf_counter() - start < warmup_s:
@@ -33,25 +36,47 @@ def timed(fn, repeats=10, warmup=3, warmup_s=0.25):
     return statistics.median(out)
 
 
+def wall(fn, repeats=50, warmup=10):
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
+
+
 rows = []
-for n in (4096, 8192):
-    x = torch.randn(n, n, device=dev)
-    y = torch.randn(n, n, device=dev)
+# Fresh process: the 1 GiB sum first, then 512 MiB.
+for log2 in (28, 27):
+    n = 1 << log2
+    x = torch.randn(n, device=dev)
+    t = timed(lambda: torch.sum(x))
+    rows.append({"work": f"torch.sum, 2^{log2} f32", "median_s": t, "bytes_per_second": 4 * n / t})
+    del x
+shapes = []
+if len(sys.argv) > 1:
+    for e in json.load(open(sys.argv[1]))["entries"]:
+        m = re.match(r"matmul-shape/(\d+)x(\d+)x(\d+)$", e["name"])
+        if m:
+            shapes.append(tuple(int(v) for v in m.groups()))
+for (m, k, n) in shapes or [(4096, 4096, 4096), (8192, 8192, 8192)]:
+    x = torch.randn(m, k, device=dev)
+    y = torch.randn(k, n, device=dev)
     t = timed(lambda: x @ y)
-    rows.append({"work": f"f32 matmul {n}^3 (cuBLAS, TF32 off)", "median_s": t, "tflops": 2 * n**3 / t / 1e12})
+    rows.append({"work": f"matmul {m}x{k}x{n}", "median_s": t, "flop_per_second": 2 * m * k * n / t})
     del x, y
-n = 1 << 27  # 512 MiB of f32, as tilekit bench's reduce
-x = torch.randn(n, device=dev)
-t = timed(lambda: torch.sum(x))
-rows.append({"work": "torch.sum, 2^27 f32 (512 MiB)", "median_s": t, "gbps": 4 * n / t / 1e9})
-del x
-n = 1 << 28  # 1 GiB of 32-bit words, as tilekit bench's copy ceiling
-# Random words (as tilekit's ceiling), and constant ones to show what compressible data does.
-for name, src in (("random", torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device=dev)),
-                  ("all ones", torch.ones(n, dtype=torch.int32, device=dev))):
-    dst = torch.empty_like(src)
-    t = timed(lambda: dst.copy_(src))
-    rows.append({"work": f"device copy, 1 GiB of {name} (read + write counted)", "median_s": t, "gbps": 8 * n / t / 1e9})
-    del src, dst
+n = 1 << 28
+src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device=dev)
+dst = torch.empty_like(src)
+t = timed(lambda: dst.copy_(src))
+rows.append({"work": "device copy, 1 GiB of random words (read + write counted)", "median_s": t, "bytes_per_second": 8 * n / t})
+del src, dst
+x = torch.randn(512, 512, device=dev)
+y = torch.randn(512, 512, device=dev)
+rows.append({"work": "call: 512^3 matmul, C read back to the host (wall)", "median_s": wall(lambda: (x @ y).cpu())})
+rows.append({"work": "call: 512^3 matmul, synchronised, C left on the GPU (wall)", "median_s": wall(lambda: ((x @ y), torch.cuda.synchronize()))})
+v = torch.randn(1 << 20, device=dev)
+rows.append({"work": "call: sum of 2^20 f32, .item() (wall)", "median_s": wall(lambda: torch.sum(v).item())})
 print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "rows": rows}, indent=1))
-sys.stdout.flush()

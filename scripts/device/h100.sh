@@ -14,10 +14,9 @@ export XDG_RUNTIME_DIR=/tmp WGPU_BACKEND=vulkan
 bin=.devbin/tilekit
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 date -u +%Y-%m-%dT%H:%MZ | tee -a "$out/gpu.txt"
-$bin info | tee "$out/info.txt"
-# The bench first, in a fresh process (bandwidth depends on allocation history: FINDINGS.md 4).
-$bin bench --json "$out/bench.json" --chart "$out/roofline.svg" | tee "$out/bench.txt"
-python3 scripts/device/baseline.py | tee "$out/torch.json"
-$bin tour | tee "$out/tour.txt"
-# What wgpu's shader runtime checks cost (FINDINGS.md pitfall 3): the matmuls with them kept.
-$bin --checked bench --filter matmul | tee "$out/checked.txt"
+# The 1 GiB sum first, in a fresh process (bandwidth depends on allocation history: FINDINGS.md 4).
+$bin bench --filter reduce-1gib --json "$out/sum-fresh.json" > "$out/sum-fresh.txt"
+$bin bench --json "$out/bench.json" --chart "$out/roofline.svg" > "$out/bench.txt"
+$bin bench --filter matmul-sweep --json "$out/sweep.json" > "$out/sweep.txt"
+python3 scripts/device/baseline.py "$out/bench.json" > "$out/torch.json"
+if [ "${TOUR:-0}" = 1 ]; then $bin tour > "$out/tour.txt"; fi

@@ -109,5 +109,100 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             )?;
         }
     }
+    if b.wants("matmul-call/") {
+        // The wall time of one whole call as a program sees it (operands already on the GPU):
+        // choose, plan, bind, dispatch, wait, read C back.
+        let n = 512;
+        let shape = Shape::new(n, n, n)?;
+        let (a, bm) = (rand_f32(n * n, 5), rand_f32(n * n, 6));
+        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
+        let dc = gpu.alloc::<f32>("C", n * n)?;
+        b.measure(
+            "matmul-call/512",
+            format!("{n}³"),
+            12 * (n * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let start = std::time::Instant::now();
+                let (c, run) = gpu.matmul_read(&da, &db, &dc, shape)?;
+                let wall = start.elapsed().as_secs_f64();
+                let ok = !check || verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok();
+                Ok((wall, ok, format!("wall time, {}", run.variant)))
+            },
+        )?;
+    }
+    if b.cfg
+        .filter
+        .as_deref()
+        .is_some_and(|f| f.contains("matmul-sweep"))
+    {
+        sweep(b)?;
+    }
+    Ok(())
+}
+
+/// `--filter matmul-sweep` (never in a plain run): every fast variant on every shape, and every
+/// pipelined tile on a few, to set the selection's thresholds from measurements.
+fn sweep(b: &mut Bench<'_>) -> Result<()> {
+    let gpu = b.gpu;
+    let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &SHAPES);
+    for &(m, k, n) in shapes {
+        let shape = Shape::new(m, k, n)?;
+        let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
+        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
+        let dc = gpu.alloc::<f32>("C", m * n)?;
+        let mut runs: Vec<(Variant, Option<String>)> =
+            vec![(Variant::BLOCKED, None), (Variant::PIPELINED, None)];
+        if m <= 256 {
+            runs.push((Variant::GEMV, None));
+        }
+        if [
+            (4096, 4096, 4096),
+            (128, 4096, 4096),
+            (8192, 8192, 64),
+            (64, 65536, 64),
+        ]
+        .contains(&(m, k, n))
+            || b.cfg.quick
+        {
+            let tiling = Variant::PIPELINED
+                .kernel()
+                .tiling(shape, &super::Caps::of(gpu))?;
+            if let Some(t) = tiling {
+                for c in gpu.planner().analyse(t.as_ref()) {
+                    if c.refused.is_none() {
+                        runs.push((Variant::PIPELINED, Some(c.label)));
+                    }
+                }
+            }
+        }
+        for (v, tile) in runs {
+            let name = format!(
+                "matmul-sweep/{m}x{k}x{n}/{}{}",
+                v.name(),
+                tile.as_deref().map(|t| format!("/{t}")).unwrap_or_default()
+            );
+            b.measure(
+                &name,
+                format!("{m}×{k}×{n}"),
+                4 * (m * k + k * n + m * n) as u64,
+                shape.flops(),
+                Bound::Compute,
+                |check| {
+                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, tile.as_deref())?;
+                    let ok = !check || {
+                        let c = gpu.read(&dc)?;
+                        verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
+                    };
+                    Ok((
+                        run.timing.seconds,
+                        ok,
+                        format!("{} {}", run.variant, run.tile),
+                    ))
+                },
+            )?;
+        }
+    }
     Ok(())
 }

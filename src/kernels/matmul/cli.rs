@@ -4,6 +4,7 @@
 //! Empty dimensions give NumPy's answer (zeros of M×N) without a launch; integer matrices are
 //! refused.
 
+use super::select::ChosenBy;
 use super::{f32_bound, reference, Precision, Shape, Variant};
 use crate::cli::units::{bytes, flops, time};
 use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
@@ -141,11 +142,14 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         Data::F16(_) => Precision::F16,
         _ => Precision::F32,
     };
-    let variant = match &args.variant {
-        Some(s) => Variant::parse(s)?,
-        None => gpu.choose_matmul(shape, precision)?.variant,
+    let (variant, chosen_by) = match &args.variant {
+        Some(s) => (Variant::parse(s)?, ChosenBy::Caller),
+        None => {
+            let c = gpu.choose_matmul(shape, precision)?;
+            (c.variant, c.chosen_by)
+        }
     };
-    let (c, run) = match precision {
+    let (c, mut run) = match precision {
         Precision::F32 => {
             let (c, run) =
                 gpu.matmul_with(&av, &bv, (mm, kk, nn), variant, args.tile.as_deref())?;
@@ -159,6 +163,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             (c.iter().map(|x| x.to_f32()).collect(), run)
         }
     };
+    run.chosen_by = chosen_by;
     let out = Array {
         data: like.float_like(c),
         shape: out_shape.clone(),

@@ -11,8 +11,11 @@
 //! (examples `02_tiled_matmul`, `03_tile_from_limits`).
 
 pub mod blocked;
+pub mod gemv;
 pub mod naive;
+pub mod pipelined;
 pub mod select;
+mod support;
 pub mod tiled;
 
 #[cfg(feature = "cli")]
@@ -33,7 +36,13 @@ use serde::Serialize;
 
 /// Every matmul variant, in the lesson's order. One line registers one; the command line, the
 /// bench, the autotuner, the shader tests and the selection iterate over this list.
-pub static VARIANTS: &[&dyn Kernel] = &[&naive::Naive, &tiled::Tiled, &blocked::Blocked];
+pub static VARIANTS: &[&dyn Kernel] = &[
+    &naive::Naive,
+    &tiled::Tiled,
+    &blocked::Blocked,
+    &pipelined::Pipelined,
+    &gemv::Gemv,
+];
 
 /// The element type of A, B and C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -152,6 +161,10 @@ impl Variant {
     pub const TILED: Variant = Variant(&tiled::Tiled);
     /// Register-blocked.
     pub const BLOCKED: Variant = Variant(&blocked::Blocked);
+    /// Double-buffered, prefetching, split-K.
+    pub const PIPELINED: Variant = Variant(&pipelined::Pipelined);
+    /// Small M.
+    pub const GEMV: Variant = Variant(&gemv::Gemv);
 
     /// Every variant, in the lesson's order.
     pub fn all() -> impl Iterator<Item = Variant> {
@@ -385,6 +398,38 @@ impl Gpu {
         tile: Option<&str>,
         chosen_by: select::ChosenBy,
     ) -> Result<MatmulRun> {
+        Ok(self
+            .matmul_submit(a, b, c, shape, variant, tile, chosen_by, false)?
+            .0)
+    }
+
+    /// C = A·B on device buffers with the variant chosen for `shape`, and C read back in the same
+    /// submission (one wait per call: the least a whole call can cost).
+    pub fn matmul_read<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+    ) -> Result<(Vec<T>, MatmulRun)> {
+        let choice = self.choose_matmul(shape, T::PRECISION)?;
+        let (run, data) =
+            self.matmul_submit(a, b, c, shape, choice.variant, None, choice.chosen_by, true)?;
+        Ok((data.unwrap_or_default(), run))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn matmul_submit<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        variant: Variant,
+        tile: Option<&str>,
+        chosen_by: select::ChosenBy,
+        read: bool,
+    ) -> Result<(MatmulRun, Option<Vec<T>>)> {
         self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
         let k = variant.kernel();
         if k.precision() != T::PRECISION {
@@ -406,11 +451,16 @@ impl Gpu {
             c: c.bind(),
         };
         let launch = k.launch(self, io, shape, plan.as_ref())?;
-        let timing = self.execute(&launch.steps)?;
+        let (timing, data) = if read {
+            let (t, bytes) = self.execute_and_read(&launch.steps, c.raw(), c.bytes())?;
+            (t, Some(bytemuck::pod_collect_to_vec::<u8, T>(&bytes)))
+        } else {
+            (self.execute(&launch.steps)?, None)
+        };
         drop(launch.scratch);
         let global_loads = k.global_loads(shape, plan.as_ref());
         let size = T::PRECISION.bytes();
-        Ok(MatmulRun {
+        let run = MatmulRun {
             variant,
             precision: T::PRECISION,
             shape,
@@ -422,7 +472,8 @@ impl Gpu {
             global_bytes: size * (global_loads + shape.m as u64 * shape.n as u64),
             ratio: shape.flops() as f64 / global_loads.max(1) as f64,
             timing,
-        })
+        };
+        Ok((run, data))
     }
 
     /// C = A·B for row-major host slices with a chosen variant; returns C and the run's figures.
@@ -459,13 +510,10 @@ impl Gpu {
     ) -> Result<(Vec<T>, MatmulRun)> {
         let shape = Shape::new(m, k, n)?;
         self.check_lengths(shape, [a.len(), b.len(), m * n])?;
-        let choice = self.choose_matmul(shape, T::PRECISION)?;
         let da = self.upload("matrix A", a)?;
         let db = self.upload("matrix B", b)?;
         let dc = self.alloc::<T>("matrix C", m * n)?;
-        let run =
-            self.matmul_chosen(&da, &db, &dc, shape, choice.variant, None, choice.chosen_by)?;
-        Ok((self.read(&dc)?, run))
+        self.matmul_read(&da, &db, &dc, shape)
     }
 
     /// The variant [`Gpu::matmul`] uses for `shape` (f32).

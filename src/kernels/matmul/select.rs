@@ -26,6 +26,11 @@ pub struct Choice {
     pub chosen_by: ChosenBy,
 }
 
+/// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
+/// 0.9-1.5 TB/s at M = 1, and from M = 16 the pipelined kernel with split-K is faster
+/// (BENCHMARKS.md, the matmul sweep).
+pub const GEMV_MAX_M: u32 = 8;
+
 impl Gpu {
     /// The variant for `shape` at `precision`: the autotuner's cached winner when there is one
     /// for this adapter and shape bucket, else the planner's rules: the fastest kernel that
@@ -38,7 +43,19 @@ impl Gpu {
             });
         }
         let order: &[Variant] = match precision {
-            Precision::F32 => &[Variant::BLOCKED, Variant::TILED, Variant::NAIVE],
+            // A few rows of A: the product is bound by reading B once (the small-M kernel).
+            Precision::F32 if shape.m <= GEMV_MAX_M => &[
+                Variant::GEMV,
+                Variant::PIPELINED,
+                Variant::TILED,
+                Variant::NAIVE,
+            ],
+            Precision::F32 => &[
+                Variant::PIPELINED,
+                Variant::BLOCKED,
+                Variant::TILED,
+                Variant::NAIVE,
+            ],
             Precision::F16 => &[],
         };
         order

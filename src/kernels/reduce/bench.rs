@@ -49,5 +49,32 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             )?;
         }
     }
+    if b.wants("reduce-call/") {
+        // The wall time of one whole call as a program sees it (input already on the GPU): the
+        // launches, the wait and the readback of the sum.
+        let n = 1 << 20;
+        let x = rand_f32(n, 7);
+        let exact: f64 = x.iter().map(|&v| v as f64).sum();
+        let bound = 24.0 * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>();
+        let dx = gpu.upload("reduce input", &x)?;
+        let v = gpu.default_reduce_variant();
+        b.measure(
+            "reduce-call/1M",
+            format!("{n}"),
+            4 * n as u64,
+            n as u64,
+            Bound::Memory,
+            |_| {
+                let start = std::time::Instant::now();
+                let (s, _) = gpu.reduce_on_device(&dx, Op::Sum, v)?;
+                let wall = start.elapsed().as_secs_f64();
+                Ok((
+                    wall,
+                    ((s as f64) - exact).abs() <= bound,
+                    format!("wall time, {}", v.name()),
+                ))
+            },
+        )?;
+    }
     Ok(())
 }

@@ -263,6 +263,15 @@ impl Gpu {
         let shader = module(T::WGSL, variant == Variant::Subgroup).shader;
         let constants = constants(op, T::WGSL, T::identity_bits(op), wg, unroll);
         let pipeline = self.pipeline(&shader, variant.entry(), &constants)?;
+        // The grid-stride variants read the caller's input with 128-bit loads (first launch).
+        let wide = matches!(variant, Variant::GridStride | Variant::Subgroup);
+        let pipeline4 = if wide {
+            let mut c4 = constants.clone();
+            c4.push(("VEC4".to_string(), 1.0));
+            Some(self.pipeline(&shader, variant.entry(), &c4)?)
+        } else {
+            None
+        };
 
         // The global variant works in place: copy the input to a scratch buffer first.
         let scratch = if variant == Variant::Global {
@@ -278,7 +287,9 @@ impl Gpu {
         let mut bytes = 0u64;
         let size = std::mem::size_of::<T>() as u64;
         loop {
-            let items = (len as u64).div_ceil(unroll as u64);
+            let first = buffers.is_empty();
+            let per_item = if wide && first { 4 * unroll } else { unroll };
+            let items = (len as u64).div_ceil(per_item as u64);
             let groups = match variant {
                 // A fixed number of workgroups, whatever the size (src/kernels/mod.rs).
                 Variant::GridStride | Variant::Subgroup => {
@@ -286,7 +297,9 @@ impl Gpu {
                 }
                 _ => u32::try_from(items.div_ceil(wg as u64)).expect("n < 2^32"),
             };
-            let out = self.alloc::<T>("reduce partials", groups as usize)?;
+            // Every partial is written by its workgroup: no poison needed (and none of the
+            // fill launches that would cost each call a round trip).
+            let out = self.alloc_uninit::<T>("reduce partials", groups as usize)?;
             let dispatch = Dispatch::fold(
                 "reduce",
                 groups as u64,
@@ -304,6 +317,23 @@ impl Gpu {
                     self,
                     &pipeline,
                     &[(1, out.bind()), (2, params.bind()), (3, sc.bind())],
+                    dispatch,
+                )?
+            } else if variant != Variant::Workgroup {
+                // dynamic_tree and subgroup_tree bind the input twice: scalar and vec4 views.
+                let p = match (&pipeline4, first) {
+                    (Some(p4), true) => p4,
+                    _ => &pipeline,
+                };
+                Step::new(
+                    self,
+                    p,
+                    &[
+                        (0, src.bind()),
+                        (1, out.bind()),
+                        (2, params.bind()),
+                        (4, src.bind()),
+                    ],
                     dispatch,
                 )?
             } else {
@@ -434,11 +464,13 @@ impl Family for Reduce {
                         _ => 1,
                     };
                     for wg in wgs.into_iter().filter(|&w| fits(w)) {
-                        out.push(PipelineUse::new(
-                            &m,
-                            v.entry(),
-                            constants(op, ty, id, wg, unroll),
-                        ));
+                        let c = constants(op, ty, id, wg, unroll);
+                        if matches!(v, Variant::GridStride | Variant::Subgroup) {
+                            let mut c4 = c.clone();
+                            c4.push(("VEC4".to_string(), 1.0));
+                            out.push(PipelineUse::new(&m, v.entry(), c4));
+                        }
+                        out.push(PipelineUse::new(&m, v.entry(), c));
                     }
                 }
             }

@@ -1,0 +1,187 @@
+// The pipelined matmul (joined after matmul_support.wgsl): the blocked kernel of matmul.wgsl
+// with the three changes that close most of the gap to cuBLAS on large problems, and split-K for
+// problems too small to fill the GPU with output blocks.
+//
+// 1. Double-buffered workgroup memory: while the workgroup multiplies slice s from one buffer, it
+//    stores slice s+1 into the other, so one barrier per slice suffices instead of two (fig 4.16
+//    needs the second barrier only because there is one buffer).
+// 2. Register prefetch: the global loads of slice s+1 are issued before the multiply-adds of
+//    slice s, so their latency hides behind arithmetic.
+// 3. 128-bit reads of workgroup memory: each invocation's 8×8 register tile is two 4-wide halves
+//    of rows and of columns (rows 4·ty.. and BM/2 + 4·ty.., columns likewise), so every read of
+//    `a_s`/`b_s` is one vec4 and eight neighbouring invocations read 128 consecutive bytes (no
+//    bank conflicts, CUDA Handbook 8.1).
+// Split-K: the launch covers `splits` copies of the output blocks; copy s multiplies the slice
+// k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
+// A, B and the output have rows that are multiples of 4 floats (the host pads ragged operands
+// with `pad`), so every global load and store is 128 bits wide.
+
+struct Params {
+    m: u32,        // rows of A and C
+    k: u32,        // columns of A = rows of B (a multiple of 4)
+    n: u32,        // columns of B and of the output (a multiple of 4)
+    tiles_x: u32,  // output blocks per row: ceil(n / BN)
+    tiles: u32,    // output blocks per split
+    k_split: u32,  // K per split (a multiple of BK)
+    splits: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> a4: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> b4: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> c4: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+override BM: u32 = 128u;
+override BN: u32 = 128u;
+override BK: u32 = 16u;
+// Each invocation computes 8×8 outputs; the workgroup is (BN/8)×(BM/8).
+const MAX_LOADS: u32 = 4u;  // vec4 loads per invocation per slice, per operand (BK <= BM/4, BN/4)
+
+var<workgroup> a_s: array<vec4<f32>, 2u * BK * BM / 4u>;  // [buffer][kk][BM/4]: A transposed
+var<workgroup> b_s: array<vec4<f32>, 2u * BK * BN / 4u>;  // [buffer][kk][BN/4]
+
+fn threads() -> u32 {
+    return (BN / 8u) * (BM / 8u);
+}
+
+// The i-th vec4 of A's slice at k0 that invocation `me` loads: 4 consecutive k of one row.
+fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f32> {
+    let e = me + i * threads();
+    let r = e / (BK / 4u);
+    let kk = k0 + 4u * (e % (BK / 4u));
+    if (e < BM * BK / 4u && row0 + r < p.m && kk < k_end) {
+        return a4[((row0 + r) * p.k + kk) / 4u];
+    }
+    return vec4<f32>(0.0);
+}
+
+fn store_a(buf: u32, me: u32, i: u32, v: vec4<f32>) {
+    let e = me + i * threads();
+    if (e < BM * BK / 4u) {
+        let r = e / (BK / 4u);
+        let kk = 4u * (e % (BK / 4u));
+        let base = buf * BK * BM / 4u + r / 4u;
+        a_s[base + kk * (BM / 4u)][r % 4u] = v.x;
+        a_s[base + (kk + 1u) * (BM / 4u)][r % 4u] = v.y;
+        a_s[base + (kk + 2u) * (BM / 4u)][r % 4u] = v.z;
+        a_s[base + (kk + 3u) * (BM / 4u)][r % 4u] = v.w;
+    }
+}
+
+// The i-th vec4 of B's slice at k0: 4 consecutive columns of one row.
+fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f32> {
+    let e = me + i * threads();
+    let kk = e / (BN / 4u);
+    let cq = e % (BN / 4u);
+    if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < p.n) {
+        return b4[((k0 + kk) * p.n + col0) / 4u + cq];
+    }
+    return vec4<f32>(0.0);
+}
+
+fn store_b(buf: u32, me: u32, i: u32, v: vec4<f32>) {
+    let e = me + i * threads();
+    if (e < BK * BN / 4u) {
+        b_s[buf * BK * BN / 4u + e] = v;
+    }
+}
+
+@compute @workgroup_size(BN / 8u, BM / 8u)
+fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = wid.x + wid.y * nwg.x;
+    let split = t / p.tiles;
+    let tile = t % p.tiles;
+    let row0 = (tile / p.tiles_x) * BM;
+    let col0 = (tile % p.tiles_x) * BN;
+    let me = lid.y * (BN / 8u) + lid.x;
+    let k_begin = min(split * p.k_split, p.k);
+    let k_end = min(k_begin + p.k_split, p.k);
+    // Workgroups past the last split (the 2-D fold rounds up) run no slices and store nothing.
+    var slices = (k_end - k_begin + BK - 1u) / BK;
+    if (split >= p.splits) {
+        slices = 0u;
+    }
+    let loads_a = (BM * BK / 4u + threads() - 1u) / threads();
+    let loads_b = (BK * BN / 4u + threads() - 1u) / threads();
+
+    var acc: array<vec4<f32>, 16>;  // row i (0..8) × column half h: acc[2i + h]
+    for (var i = 0u; i < 16u; i++) {
+        acc[i] = vec4<f32>(0.0);
+    }
+    var pa: array<vec4<f32>, MAX_LOADS>;
+    var pb: array<vec4<f32>, MAX_LOADS>;
+
+    // Prologue: slice 0 into buffer 0.
+    if (slices > 0u) {
+        for (var i = 0u; i < loads_a; i++) {
+            store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
+        }
+    }
+    workgroupBarrier();
+
+    for (var s = 0u; s < slices; s++) {
+        let cur = s % 2u;
+        let more = s + 1u < slices;
+        let k_next = k_begin + (s + 1u) * BK;
+        if (more) {
+            for (var i = 0u; i < loads_a; i++) {
+                pa[i] = load_a(me, i, row0, k_next, k_end);
+            }
+            for (var i = 0u; i < loads_b; i++) {
+                pb[i] = load_b(me, i, col0, k_next, k_end);
+            }
+        }
+        let abase = cur * BK * BM / 4u;
+        let bbase = cur * BK * BN / 4u;
+        for (var kk = 0u; kk < BK; kk++) {
+            let a_lo = a_s[abase + kk * (BM / 4u) + lid.y];
+            let a_hi = a_s[abase + kk * (BM / 4u) + BM / 8u + lid.y];
+            let b_lo = b_s[bbase + kk * (BN / 4u) + lid.x];
+            let b_hi = b_s[bbase + kk * (BN / 4u) + BN / 8u + lid.x];
+            for (var i = 0u; i < 4u; i++) {
+                acc[2u * i] += a_lo[i] * b_lo;
+                acc[2u * i + 1u] += a_lo[i] * b_hi;
+                acc[2u * (i + 4u)] += a_hi[i] * b_lo;
+                acc[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
+            }
+        }
+        if (more) {
+            for (var i = 0u; i < loads_a; i++) {
+                store_a(1u - cur, me, i, pa[i]);
+            }
+            for (var i = 0u; i < loads_b; i++) {
+                store_b(1u - cur, me, i, pb[i]);
+            }
+        }
+        // One barrier: the next slice is stored, and nobody still reads the buffer that the
+        // slice after it will overwrite (it was read before this barrier).
+        workgroupBarrier();
+    }
+
+    if (split >= p.splits) {
+        return;
+    }
+    let out = split * p.m * (p.n / 4u);
+    for (var i = 0u; i < 8u; i++) {
+        var r = row0 + 4u * lid.y + i;
+        if (i >= 4u) {
+            r = row0 + BM / 2u + 4u * lid.y + i - 4u;
+        }
+        if (r < p.m) {
+            let c_lo = col0 + 4u * lid.x;
+            let c_hi = c_lo + BN / 2u;
+            if (c_lo < p.n) {
+                c4[out + (r * p.n + c_lo) / 4u] = acc[2u * i];
+            }
+            if (c_hi < p.n) {
+                c4[out + (r * p.n + c_hi) / 4u] = acc[2u * i + 1u];
+            }
+        }
+    }
+}

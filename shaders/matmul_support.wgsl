@@ -1,0 +1,79 @@
+// Support passes of the fast matmul variants (joined in front of matmul_pipelined.wgsl and
+// matmul_gemv.wgsl): `pad` copies a ragged matrix into one whose rows are a multiple of 4 floats
+// (zeros outside, as PMPP fig 4.20 loads 0.0 outside the matrix), so that the main kernel keeps
+// 128-bit loads (CUDA Handbook 8.1) everywhere; `sum_splits` adds the split-K partial products
+// (one per slice of K) into C. Every launch is a linear count folded into 2-D (src/dispatch.rs).
+
+struct PadParams {
+    rows: u32,      // rows of the source
+    cols: u32,      // columns of the source
+    rows_out: u32,  // rows of the destination (>= rows; the extra rows are zeros)
+    cols_out: u32,  // columns of the destination (>= cols, a multiple of 4)
+}
+
+// For `sum_splits`: C (m×n) = Σ over `splits` partials of m×ld floats each (ld >= n).
+struct SumParams {
+    m: u32,
+    n: u32,
+    ld: u32,
+    splits: u32,
+}
+
+@group(0) @binding(10) var<storage, read> pad_src: array<f32>;
+@group(0) @binding(11) var<storage, read_write> pad_dst: array<vec4<f32>>;
+@group(0) @binding(12) var<uniform> pp: PadParams;
+@group(0) @binding(13) var<storage, read> partials: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read_write> sum_out: array<f32>;
+@group(0) @binding(15) var<uniform> sp: SumParams;
+
+const SUPPORT_WG: u32 = 256u;
+
+fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> u32 {
+    return (wid.x + wid.y * nwg.x) * SUPPORT_WG + lid.x;
+}
+
+// One invocation per 4 destination floats.
+@compute @workgroup_size(SUPPORT_WG)
+fn pad(@builtin(workgroup_id) wid: vec3<u32>,
+       @builtin(num_workgroups) nwg: vec3<u32>,
+       @builtin(local_invocation_id) lid: vec3<u32>) {
+    let q = pp.cols_out / 4u;
+    let i = linear_id(wid, nwg, lid);
+    if (i >= pp.rows_out * q) {
+        return;
+    }
+    let r = i / q;
+    let c0 = 4u * (i % q);
+    var v = vec4<f32>(0.0);
+    if (r < pp.rows) {
+        for (var j = 0u; j < 4u; j++) {
+            if (c0 + j < pp.cols) {
+                v[j] = pad_src[r * pp.cols + c0 + j];
+            }
+        }
+    }
+    pad_dst[i] = v;
+}
+
+// One invocation per 4 floats of a row of the partials; the sum is stored to C's m×n.
+@compute @workgroup_size(SUPPORT_WG)
+fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_id) lid: vec3<u32>) {
+    let q = sp.ld / 4u;
+    let i = linear_id(wid, nwg, lid);
+    if (i >= sp.m * q) {
+        return;
+    }
+    let r = i / q;
+    let c0 = 4u * (i % q);
+    var acc = vec4<f32>(0.0);
+    for (var s = 0u; s < sp.splits; s++) {
+        acc += partials[s * sp.m * q + i];
+    }
+    for (var j = 0u; j < 4u; j++) {
+        if (c0 + j < sp.n) {
+            sum_out[r * sp.n + c0 + j] = acc[j];
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! `gemv`: the small-M kernel (M = 1 to 8): a bandwidth kernel that reads B once per
+//! eight rows of A with 128-bit loads, adds partial sums along K through workgroup memory, and
+//! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
+//! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
+
+use super::support::{self, round4, Output};
+use super::{Caps, Kernel, Launch, Operands, Shape};
+use crate::kernels::{fitting, Module, PipelineUse};
+use crate::pipeline::Shader;
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
+use crate::{Gpu, Result};
+
+/// Rows of A per invocation (`MB` in the shader).
+pub const MB: u32 = 8;
+
+fn module() -> Module {
+    Module {
+        shader: Shader::join(
+            "matmul_gemv",
+            &[
+                support::SOURCE,
+                include_str!("../../../shaders/matmul_gemv.wgsl"),
+            ],
+        ),
+        needs: wgpu::Features::empty(),
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    m: u32,
+    k: u32,
+    n: u32,
+    col_groups: u32,
+    row_blocks: u32,
+    k_split: u32,
+    splits: u32,
+    _pad: u32,
+}
+
+/// The planner's view of the small-M kernel: WX invocations along N (4 columns each) by WK
+/// along K.
+#[derive(Clone, Copy, Debug)]
+pub struct GemvTiling {
+    /// The problem.
+    pub shape: Shape,
+}
+
+impl Tiling for GemvTiling {
+    fn kernel(&self) -> &'static str {
+        "gemv-matmul"
+    }
+
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        let s = self.shape;
+        vec![("m", s.m as u64), ("k", s.k as u64), ("n", s.n as u64)]
+    }
+
+    fn scoring(&self) -> Scoring {
+        Scoring::Occupancy
+    }
+
+    fn candidates(&self) -> Vec<Spec> {
+        [(64u32, 4u32), (32, 8), (64, 2), (32, 4), (16, 4)]
+            .into_iter()
+            .map(|(wx, wk)| Spec {
+                label: format!("WX={wx},WK={wk}"),
+                constants: vec![("WX", wx), ("WK", wk)],
+                workgroup_size: [wx, wk, 1],
+                usage: KernelUse {
+                    invocations: wx * wk,
+                    // `partial`: one vec4 per invocation.
+                    workgroup_bytes: wx * wk * 16,
+                    // MB vec4 accumulators, a vec4 of B, addressing.
+                    registers: 4 * MB + 4 + 16,
+                },
+                reuse: 1.0,
+                workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
+                    * cdiv(self.shape.m as u64, MB as u64),
+            })
+            .collect()
+    }
+}
+
+/// The small-M variant.
+pub struct Gemv;
+
+impl Kernel for Gemv {
+    fn name(&self) -> &'static str {
+        "gemv"
+    }
+
+    fn about(&self) -> &'static str {
+        "small M (matrix-vector to ~32 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU"
+    }
+
+    fn tiling(&self, shape: Shape, _: &Caps) -> Result<Option<Box<dyn Tiling>>> {
+        Ok(Some(Box::new(GemvTiling { shape })))
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        vec![module()]
+    }
+
+    fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
+        let t = GemvTiling {
+            shape: Shape {
+                m: 8,
+                k: 4096,
+                n: 4096,
+            },
+        };
+        let m = module();
+        let mut all: Vec<PipelineUse> = fitting(planner, &t)
+            .into_iter()
+            .map(|c| PipelineUse::new(&m, "gemv", c))
+            .collect();
+        all.push(PipelineUse::new(&m, "pad", vec![]));
+        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        all
+    }
+
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        io: Operands<'_>,
+        shape: Shape,
+        plan: Option<&Plan>,
+    ) -> Result<Launch> {
+        let plan = plan.expect("the gemv kernel has a plan");
+        let wx = plan.constant("WX");
+        let shader = module().shader;
+        let Shape { m, k, n } = shape;
+        let (k4, n4) = (round4(k), round4(n));
+        let mut steps = Vec::new();
+        // Ragged K or N: the operands copied into rows of 4 floats, zeros outside (fig 4.20),
+        // to keep 128-bit loads.
+        let padded_a = if k4 != k {
+            let (s, buf) = support::pad(gpu, &shader, io.a, (m, k), (m, k4))?;
+            steps.push(s);
+            Some(buf)
+        } else {
+            None
+        };
+        let padded_b = if k4 != k || n4 != n {
+            let (s, buf) = support::pad(gpu, &shader, io.b, (k, n), (k4, n4))?;
+            steps.push(s);
+            Some(buf)
+        } else {
+            None
+        };
+        let col_groups = (n4 / 4).div_ceil(wx);
+        let row_blocks = m.div_ceil(MB);
+        let groups = col_groups as u64 * row_blocks as u64;
+        let mut splits = support::split_k(
+            groups,
+            k4,
+            256,
+            4 * support::multiprocessors(gpu),
+            m as u64 * n4 as u64 * 4,
+            gpu.limits().max_binding_bytes(),
+        );
+        let k_split = k4.div_ceil(splits).div_ceil(4) * 4;
+        splits = k4.div_ceil(k_split);
+        let out = Output::new(gpu, m, n, n4, splits)?;
+        let params = gpu.uniform(&Params {
+            m,
+            k: k4,
+            n: n4,
+            col_groups,
+            row_blocks,
+            k_split,
+            splits,
+            _pad: 0,
+        });
+        let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
+        let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
+        let c = match &out {
+            Output::Direct => io.c,
+            Output::Partials(p) => p.bind(),
+        };
+        steps.push(gpu.step(
+            &shader,
+            "gemv",
+            &plan.constants(),
+            &[(0, a), (1, b), (2, c), (3, params.bind())],
+            groups * splits as u64,
+        )?);
+        if let Output::Partials(p) = &out {
+            steps.push(support::sum_splits(
+                gpu,
+                &shader,
+                p.bind(),
+                io.c,
+                (m, n, n4),
+                splits,
+            )?);
+        }
+        let mut tile = plan.choice().label.clone();
+        if splits > 1 {
+            tile += &format!(" split-K {splits}");
+        }
+        if k4 != k || n4 != n {
+            tile += " padded";
+        }
+        let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+        scratch.extend(padded_a.map(|b| Box::new(b) as _));
+        scratch.extend(padded_b.map(|b| Box::new(b) as _));
+        if let Output::Partials(p) = out {
+            scratch.push(Box::new(p));
+        }
+        Ok(Launch {
+            steps,
+            scratch,
+            tile,
+        })
+    }
+
+    fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {
+        let wx = plan.map_or(64, |p| p.constant("WX")) as u64;
+        let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
+        // B once per block of MB rows, A once per group of 4·WX columns.
+        k * n * m.div_ceil(MB as u64) + m * k * n.div_ceil(4 * wx)
+    }
+}

@@ -167,7 +167,7 @@ impl Gpu {
         self.scoped("clearing a buffer", || {
             let mut enc = self.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&b.buffer, 0, None);
-            self.queue.submit([enc.finish()]);
+            self.submit_one(enc.finish());
         })?;
         Ok(b)
     }

@@ -294,6 +294,7 @@ pub struct Gpu {
     pub(crate) pipelines: PipelineCache,
     pub(crate) pools: Pools,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
+    pub(crate) polling: Mutex<()>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -407,6 +408,7 @@ impl Gpu {
             pipelines: PipelineCache::default(),
             pools: Pools::default(),
             lost,
+            polling: Mutex::new(()),
         })
     }
 
@@ -473,6 +475,12 @@ impl Gpu {
         }
     }
 
+    /// Submit one command buffer (holding `polling`: see [`Gpu::wait_for`]).
+    pub(crate) fn submit_one(&self, cmd: wgpu::CommandBuffer) -> wgpu::SubmissionIndex {
+        let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+        self.queue.submit([cmd])
+    }
+
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes
     /// [`Error::Gpu`] (or [`Error::DeviceLost`] once the device is gone).
     pub(crate) fn scoped<T>(&self, context: &str, f: impl FnOnce() -> T) -> Result<T> {
@@ -508,24 +516,38 @@ impl Gpu {
             Duration::from_micros(2000)
         };
         let start = std::time::Instant::now();
+        // wgpu-core 30 asserts when a poll and another thread's poll or submission (which polls
+        // too) interleave (gfx-rs/wgpu#9958, fixed after 30.0.1): each holds `polling`, and a
+        // wait is cut into slices of at most 1 ms so that other threads submit in between.
+        let slice = Duration::from_millis(1);
         let r = loop {
-            let r = self.device.poll(wgpu::PollType::Wait {
-                submission_index: submission.clone(),
-                timeout: Some(Duration::ZERO),
-            });
+            let left = self.timeout.saturating_sub(start.elapsed());
+            let this = if start.elapsed() < spin {
+                Duration::ZERO
+            } else {
+                slice.min(left)
+            };
+            let r = {
+                let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+                self.device.poll(wgpu::PollType::Wait {
+                    submission_index: submission.clone(),
+                    timeout: Some(this),
+                })
+            };
             match r {
-                Err(wgpu::PollError::Timeout) if start.elapsed() < spin => {
-                    std::hint::spin_loop();
-                }
-                Err(wgpu::PollError::Timeout) => {
-                    break self.device.poll(wgpu::PollType::Wait {
-                        submission_index: submission,
-                        timeout: Some(self.timeout.saturating_sub(start.elapsed())),
-                    });
+                Err(wgpu::PollError::Timeout) if !left.is_zero() => {
+                    if this.is_zero() {
+                        std::hint::spin_loop();
+                    }
                 }
                 other => break other,
             }
         };
+        if r.is_err() {
+            // A device destroyed or lost reports it through the lost callback, which runs on
+            // the next maintenance: give it that chance before naming the error.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
         self.check_lost()?;
         match r {
             Ok(_) => Ok(()),

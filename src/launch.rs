@@ -294,12 +294,20 @@ impl Gpu {
                     enc.copy_buffer_to_buffer(src, 0, dst, 0, c);
                 }
             }
-            self.queue.submit([enc.finish()])
+            self.submit_one(enc.finish())
         })?;
         let timer_rx = timer.as_ref().map(|t| map_read(self, &t.staging));
         let data_rx = staging.as_ref().map(|s| map_read(self, s));
         self.wait_for("the kernels", Some(index))?;
         let wall = start.elapsed().as_secs_f64();
+        // A back end that runs the work inside `submit` (wgpu's GL back end on llvmpipe) cannot
+        // be interrupted; the call still ends in the timeout's error, late rather than never.
+        if wall > self.timeout.as_secs_f64() {
+            return Err(Error::Timeout {
+                what: "the kernels".into(),
+                seconds: self.timeout.as_secs_f64(),
+            });
+        }
         let data = match (staging, data_rx, read) {
             (Some(s), Some(rx), Some((_, bytes))) => {
                 mapped(rx, "reading a buffer back")?;
@@ -362,7 +370,7 @@ impl Gpu {
         let index = self.scoped("copying a buffer", || {
             let mut enc = self.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes.div_ceil(4) * 4);
-            self.queue.submit([enc.finish()])
+            self.submit_one(enc.finish())
         })?;
         self.wait_for("a buffer copy", Some(index))
     }

@@ -1,127 +1,11 @@
 //! The `tilekit` command: it parses the arguments and hands each subcommand to the library
 //! (`tilekit::cli::commands`); the `run` subcommands come from the kernel registry.
 
-use clap::{Args, FromArgMatches, Parser, Subcommand};
-use std::path::PathBuf;
+use clap::Parser;
 use std::process::ExitCode;
+use tilekit::cli::args::{Cli, Command};
 use tilekit::cli::commands::{self, Globals};
-use tilekit::cli::{Common, Fail, OutputArg, RunCommand};
-
-#[derive(Parser)]
-#[command(
-    name = "tilekit",
-    version,
-    about = "CUDA's shared-memory lessons on any GPU: tiled kernels in WGSL, tile sizes planned from the adapter's limits"
-)]
-struct Cli {
-    /// Part of the adapter's name (also TILEKIT_ADAPTER); WGPU_BACKEND picks the backend. A name
-    /// that matches no adapter is an error listing those there are, for every subcommand.
-    #[arg(long, global = true)]
-    adapter: Option<String>,
-    /// Device profile for the residency analysis (device-d, hopper, ampere, ampere-consumer,
-    /// turing, rdna, apple, intel-xe, cpu, default).
-    #[arg(long, global = true)]
-    profile: Option<String>,
-    /// Keep wgpu's shader runtime checks (slower; also TILEKIT_CHECKED=1).
-    #[arg(long, global = true)]
-    checked: bool,
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// The adapters on every backend and their compute limits (as cudaGetDeviceProperties).
-    Info {
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// The planner's table for a kernel: candidates, residency, the choice and why.
-    Plan {
-        /// The kernel: tiled-matmul, blocked-matmul, reduce, reverse, transpose, blur.
-        kernel: String,
-        /// Its sizes: M K N for matmul, N for reduce/reverse, M N for transpose, W H R for blur.
-        sizes: Vec<u64>,
-        /// Whose limits: adapter (the one tilekit opens), or a preset for a platform this
-        /// machine cannot run: webgpu-default, apple-m, dx12, gl, lavapipe, h100.
-        #[arg(long, default_value = "adapter")]
-        limits: String,
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Run one kernel on random or .npy data, verify it, print its time and plan.
-    Run(RunCmd),
-    /// Every kernel against the ceilings measured in the same run.
-    Bench(commands::BenchArgs),
-    /// Run every lesson in order, verified, with a summary.
-    Tour {
-        /// Small sizes (the default on a CPU adapter such as lavapipe).
-        #[arg(long)]
-        quick: bool,
-        /// GPU-sized inputs even on a CPU adapter.
-        #[arg(long, conflicts_with = "quick")]
-        full: bool,
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Write a self-contained HTML report to this file.
-        #[arg(long, value_name = "FILE.html")]
-        html: Option<PathBuf>,
-    },
-}
-
-/// `tilekit run <kernel>`: one subcommand per registered family command.
-struct RunCmd {
-    command: RunCommand,
-    matches: clap::ArgMatches,
-}
-
-fn run_commands() -> Vec<RunCommand> {
-    tilekit::kernels::FAMILIES
-        .iter()
-        .flat_map(|f| f.commands())
-        .collect()
-}
-
-impl Args for RunCmd {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        cmd.subcommand_required(true)
-            .subcommands(run_commands().into_iter().map(|c| {
-                let sub = clap::Command::new(c.name).about(c.about);
-                let sub = Common::augment_args((c.args)(sub));
-                if c.writes {
-                    OutputArg::augment_args(sub)
-                } else {
-                    sub
-                }
-            }))
-    }
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        Self::augment_args(cmd)
-    }
-}
-
-impl FromArgMatches for RunCmd {
-    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        let (name, sub) = m
-            .subcommand()
-            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingSubcommand))?;
-        let command = run_commands()
-            .into_iter()
-            .find(|c| c.name == name)
-            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?;
-        Ok(RunCmd {
-            command,
-            matches: sub.clone(),
-        })
-    }
-    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(m)?;
-        Ok(())
-    }
-}
+use tilekit::cli::Fail;
 
 fn dispatch(cli: Cli) -> Result<(), Fail> {
     let g = Globals {
@@ -150,6 +34,13 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a closed pipe (`tilekit info | head -1`) made every print panic;
+    // the default action ends the process quietly, as other command-line tools do.
+    #[cfg(unix)]
+    // SAFETY: called first in main, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Mesa's software drivers complain on every start when this is unset; nothing else reads it.
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());

@@ -6,6 +6,7 @@
 //! A family's `run` subcommand (`src/kernels/F/cli.rs`) parses its own arguments, runs its
 //! kernel and returns an [`Outcome`]: its figures, the array to write, and how to check it.
 
+pub mod args;
 pub mod commands;
 pub mod units;
 

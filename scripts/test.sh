@@ -7,6 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/vulkan.sh
+# tests/numpy.rs compares every kernel's .npy output with NumPy's answer.
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "no NumPy found: installing python3-numpy" >&2
+  apt_install python3-numpy
+fi
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --no-default-features -- -D warnings

@@ -279,6 +279,7 @@ pub fn read(path: &Path) -> Result<Array> {
 /// Read a `.npy` file from any reader (`len`: its size in bytes when known, to refuse a header
 /// that claims more data than there is before allocating for it). `path` names it in errors.
 pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) -> Result<Array> {
+    check_preamble(&mut reader, len, path)?;
     let header = npyz::NpyHeader::from_reader(&mut reader)
         .map_err(|e| npy_err(path, format!("not a valid .npy file: {e}")))?;
     if header.order() != npyz::Order::C {
@@ -429,9 +430,78 @@ pub fn write(path: &Path, array: &Array) -> Result<()> {
     })
 }
 
+/// The largest header tilekit reads (NumPy writes a few hundred bytes).
+const MAX_HEADER: u64 = 1 << 20;
+
+/// Check the magic string, version and header length before the header is read: a length field
+/// of 4 GB in a 100-byte file (found by `fuzz/fuzz_targets/npy.rs`) made the reader allocate it.
+fn check_preamble(reader: &mut (impl Read + Seek), len: Option<u64>, path: &Path) -> Result<()> {
+    let start = reader
+        .stream_position()
+        .map_err(|e| npy_err(path, format!("cannot read: {e}")))?;
+    let mut pre = [0u8; 12];
+    let mut got = 0;
+    while got < pre.len() {
+        match reader.read(&mut pre[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(npy_err(path, format!("cannot read: {e}"))),
+        }
+    }
+    if got < 10 || &pre[..6] != b"\x93NUMPY" {
+        return Err(npy_err(
+            path,
+            "not a valid .npy file: no NumPy magic string",
+        ));
+    }
+    let (header_len, offset) = match pre[6] {
+        1 => (u16::from_le_bytes([pre[8], pre[9]]) as u64, 10),
+        2 | 3 if got == 12 => (
+            u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as u64,
+            12,
+        ),
+        v => {
+            return Err(npy_err(
+                path,
+                format!("not a valid .npy file: format version {v}.{}", pre[7]),
+            ))
+        }
+    };
+    let limit = len.map_or(MAX_HEADER, |l| l.saturating_sub(offset).min(MAX_HEADER));
+    if header_len > limit {
+        return Err(npy_err(
+            path,
+            format!(
+                "not a valid .npy file: a header of {header_len} bytes (the file holds at most {limit} after the preamble)"
+            ),
+        ));
+    }
+    reader
+        .seek(std::io::SeekFrom::Start(start))
+        .map_err(|e| npy_err(path, format!("cannot read: {e}")))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_length_past_the_file_is_an_error_not_an_allocation() {
+        // fuzz/fuzz_targets/npy.rs found it: version 3.0, header length 0xff7b0076 in 153 bytes.
+        let mut bytes = b"\x93NUMPY\x03\x00\x76\x00\x7b\xff".to_vec();
+        bytes.extend_from_slice(b"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }");
+        let len = bytes.len() as u64;
+        let e = read_from(std::io::Cursor::new(bytes), Some(len), Path::new("x.npy")).unwrap_err();
+        assert!(e.to_string().contains("header of 4286251126 bytes"), "{e}");
+        let e = read_from(
+            std::io::Cursor::new(b"\x93NUMPX".to_vec()),
+            Some(6),
+            Path::new("y.npy"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("magic"), "{e}");
+    }
 
     #[test]
     fn every_dtype_and_byte_order_round_trips_bit_for_bit() {

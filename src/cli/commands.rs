@@ -5,7 +5,7 @@ use super::{finish, print_json, usage, Common, Ctx, Fail, RunCommand, SCHEMA};
 use crate::gpu::{adapter_summaries, matching, AdapterSummary};
 use crate::kernels::FAMILIES;
 use crate::limits::{DeviceProfile, Limits, PRESETS};
-use crate::plan::Planner;
+use crate::plan::{Plan, Planner};
 use crate::{Error, Gpu, GpuOptions};
 use clap::FromArgMatches;
 use serde_json::{json, Map, Value};
@@ -129,14 +129,16 @@ pub fn info(g: &Globals, json: bool) -> Result<(), Fail> {
     Ok(())
 }
 
-/// `tilekit plan KERNEL SIZES --limits L`.
-pub fn plan(
-    g: &Globals,
+/// The plan `tilekit plan` prints: the kernel's planner analysis under a preset's limits (or,
+/// with `gpu`, the adapter's), with the limits, the profile and where the limits came from. No
+/// GPU is opened for a preset.
+pub fn plan_for(
     kernel: &str,
     sizes: &[u64],
     limits: &str,
-    json: bool,
-) -> Result<(), Fail> {
+    profile: Option<&str>,
+    gpu: Option<&Gpu>,
+) -> Result<(Plan, Limits, DeviceProfile, String), Fail> {
     let kernels: Vec<_> = FAMILIES.iter().flat_map(|f| f.plans()).collect();
     let k = kernels
         .iter()
@@ -162,20 +164,39 @@ pub fn plan(
         .map(|(i, (_, d))| sizes.get(i).copied().unwrap_or(*d))
         .collect();
     let tiling = (k.make)(&full)?;
-    let (lim, profile, source) = if limits == "adapter" {
-        let gpu = g.open()?;
-        (
+    let (lim, profile, source) = match (limits, gpu) {
+        ("adapter", Some(gpu)) => (
             gpu.limits().clone(),
             gpu.profile.clone(),
             gpu.summary.name.clone(),
-        )
-    } else {
-        let l = Limits::preset(limits)?;
-        let p = DeviceProfile::named(g.profile.as_deref().unwrap_or("default"))?;
-        let about = PRESETS.iter().find(|p| p.0 == limits).map_or("", |p| p.1);
-        (l, p, format!("the {limits} preset ({about})"))
+        ),
+        ("adapter", None) => return Err(usage("plan --limits adapter needs the GPU".to_string())),
+        _ => {
+            let l = Limits::preset(limits)?;
+            let p = DeviceProfile::named(profile.unwrap_or("default"))?;
+            let about = PRESETS.iter().find(|p| p.0 == limits).map_or("", |p| p.1);
+            (l, p, format!("the {limits} preset ({about})"))
+        }
     };
     let plan = Planner::new(lim.clone(), profile.clone()).plan(tiling.as_ref())?;
+    Ok((plan, lim, profile, source))
+}
+
+/// `tilekit plan`.
+pub fn plan(
+    g: &Globals,
+    kernel: &str,
+    sizes: &[u64],
+    limits: &str,
+    json: bool,
+) -> Result<(), Fail> {
+    let gpu = if limits == "adapter" {
+        Some(g.open()?)
+    } else {
+        None
+    };
+    let (plan, lim, profile, source) =
+        plan_for(kernel, sizes, limits, g.profile.as_deref(), gpu.as_ref())?;
     if json {
         let mut m = Map::new();
         m.insert("limits_of".into(), json!(source));

@@ -1,0 +1,33 @@
+#![cfg(feature = "cli")]
+//! NumPy's answer for every `run` kernel × dtype × 1-d/2-d/empty input, compared with the file
+//! tilekit wrote (`tests/numpy_e2e.py`). Needs python3 with NumPy (`scripts/test.sh` installs
+//! it); without them the test fails, it does not skip.
+
+use std::process::Command;
+
+#[test]
+fn every_kernel_and_dtype_matches_numpy_through_npy_files() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/numpy_e2e.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_tilekit"))
+        .output()
+        .expect("python3 with NumPy is needed (scripts/test.sh installs python3-numpy)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "NumPy comparison failed:\n{}\n{err}",
+        text.lines()
+            .filter(|l| !l.starts_with("ok"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let cases: usize = text
+        .lines()
+        .last()
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(cases >= 100, "only {cases} cases ran:\n{text}");
+}

@@ -10,8 +10,8 @@
 //   tree, here WK wide);
 // - split-K: the launch covers `splits` slices of K, so that even M = 1 × N = 4096 launches
 //   enough workgroups to fill the GPU; `sum_splits` adds the slices' partial products.
-// A, B and the output have rows that are multiples of 4 floats (the host pads ragged ones with
-// `pad`).
+// A, B and the output have rows that are multiples of 4 elements (the host pads ragged ones with
+// `pad`); their element types come from the prelude (`Elem4`, `Out4`), the arithmetic is f32.
 
 struct GemvParams {
     m: u32,
@@ -24,9 +24,9 @@ struct GemvParams {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> ga4: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> gb4: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> gc4: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read> ga4: array<Elem4>;
+@group(0) @binding(1) var<storage, read> gb4: array<Elem4>;
+@group(0) @binding(2) var<storage, read_write> gc4: array<Out4>;
 @group(0) @binding(3) var<uniform> gp: GemvParams;
 
 override WX: u32 = 64u;  // invocations along N (4 columns each)
@@ -61,13 +61,13 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
     }
     if (cq < quads) {
         for (var k = k_begin + 4u * lid.y; k < k_end; k += 4u * WK) {
-            let b0 = gb4[k * quads + cq];
-            let b1 = gb4[(k + 1u) * quads + cq];
-            let b2 = gb4[(k + 2u) * quads + cq];
-            let b3 = gb4[(k + 3u) * quads + cq];
+            let b0 = vec4<f32>(gb4[k * quads + cq]);
+            let b1 = vec4<f32>(gb4[(k + 1u) * quads + cq]);
+            let b2 = vec4<f32>(gb4[(k + 2u) * quads + cq]);
+            let b3 = vec4<f32>(gb4[(k + 3u) * quads + cq]);
             for (var i = 0u; i < MB; i++) {
                 if (i < rows) {
-                    let av = ga4[((row0 + i) * gp.k + k) / 4u];
+                    let av = vec4<f32>(ga4[((row0 + i) * gp.k + k) / 4u]);
                     acc[i] += av.x * b0 + av.y * b1 + av.z * b2 + av.w * b3;
                 }
             }
@@ -83,7 +83,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
             for (var y = 1u; y < WK; y++) {
                 s += partial[y * WX + lid.x];
             }
-            gc4[out + (row0 + i) * quads + cq] = s;
+            gc4[out + (row0 + i) * quads + cq] = Out4(s);
         }
         workgroupBarrier();
     }

@@ -13,8 +13,11 @@
 //    bank conflicts, CUDA Handbook 8.1).
 // Split-K: the launch covers `splits` copies of the output blocks; copy s multiplies the slice
 // k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
-// A, B and the output have rows that are multiples of 4 floats (the host pads ragged operands
-// with `pad`), so every global load and store is 128 bits wide.
+// A, B and the output have rows that are multiples of 4 elements (the host pads ragged operands
+// with `pad`), so every global load and store is 128 bits wide (64 for f16).
+// Element types from the prelude: A and B are `Elem4` (f32, or f16 read and widened to f32 as it
+// is loaded, the scalar-unit f16 kernel), the output `Out4`; workgroup memory and the
+// accumulators are f32 either way.
 
 struct Params {
     m: u32,        // rows of A and C
@@ -27,9 +30,9 @@ struct Params {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> a4: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> b4: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> c4: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read> a4: array<Elem4>;
+@group(0) @binding(1) var<storage, read> b4: array<Elem4>;
+@group(0) @binding(2) var<storage, read_write> c4: array<Out4>;
 @group(0) @binding(3) var<uniform> p: Params;
 
 override BM: u32 = 128u;
@@ -51,7 +54,7 @@ fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f32> {
     let r = e / (BK / 4u);
     let kk = k0 + 4u * (e % (BK / 4u));
     if (e < BM * BK / 4u && row0 + r < p.m && kk < k_end) {
-        return a4[((row0 + r) * p.k + kk) / 4u];
+        return vec4<f32>(a4[((row0 + r) * p.k + kk) / 4u]);
     }
     return vec4<f32>(0.0);
 }
@@ -75,7 +78,7 @@ fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f32> {
     let kk = e / (BN / 4u);
     let cq = e % (BN / 4u);
     if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < p.n) {
-        return b4[((k0 + kk) * p.n + col0) / 4u + cq];
+        return vec4<f32>(b4[((k0 + kk) * p.n + col0) / 4u + cq]);
     }
     return vec4<f32>(0.0);
 }
@@ -177,10 +180,10 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
             let c_lo = col0 + 4u * lid.x;
             let c_hi = c_lo + BN / 2u;
             if (c_lo < p.n) {
-                c4[out + (r * p.n + c_lo) / 4u] = acc[2u * i];
+                c4[out + (r * p.n + c_lo) / 4u] = Out4(acc[2u * i]);
             }
             if (c_hi < p.n) {
-                c4[out + (r * p.n + c_hi) / 4u] = acc[2u * i + 1u];
+                c4[out + (r * p.n + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
             }
         }
     }

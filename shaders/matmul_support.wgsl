@@ -19,11 +19,11 @@ struct SumParams {
     splits: u32,
 }
 
-@group(0) @binding(10) var<storage, read> pad_src: array<f32>;
-@group(0) @binding(11) var<storage, read_write> pad_dst: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> pad_src: array<Elem>;
+@group(0) @binding(11) var<storage, read_write> pad_dst: array<Elem4>;
 @group(0) @binding(12) var<uniform> pp: PadParams;
 @group(0) @binding(13) var<storage, read> partials: array<vec4<f32>>;
-@group(0) @binding(14) var<storage, read_write> sum_out: array<f32>;
+@group(0) @binding(14) var<storage, read_write> sum_out: array<Out>;
 @group(0) @binding(15) var<uniform> sp: SumParams;
 
 const SUPPORT_WG: u32 = 256u;
@@ -44,7 +44,7 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let r = i / q;
     let c0 = 4u * (i % q);
-    var v = vec4<f32>(0.0);
+    var v = Elem4();
     if (r < pp.rows) {
         for (var j = 0u; j < 4u; j++) {
             if (c0 + j < pp.cols) {
@@ -73,7 +73,7 @@ fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
     }
     for (var j = 0u; j < 4u; j++) {
         if (c0 + j < sp.n) {
-            sum_out[r * sp.n + c0 + j] = acc[j];
+            sum_out[r * sp.n + c0 + j] = Out(acc[j]);
         }
     }
 }

@@ -117,10 +117,11 @@ impl Gpu {
     /// Round up to 16 bytes so that vec4 views of the buffer stay in bounds (but never past the
     /// binding limit).
     fn padded(&self, bytes: u64) -> u64 {
-        bytes
-            .div_ceil(16)
-            .saturating_mul(16)
-            .min(self.limits().max_storage_buffer_binding_size.max(bytes))
+        bytes.div_ceil(16).saturating_mul(16).min(
+            self.limits()
+                .max_storage_buffer_binding_size
+                .max(bytes.next_multiple_of(4)),
+        )
     }
 
     fn wrap<T>(&self, id: u64, buffer: wgpu::Buffer, len: usize) -> DeviceBuffer<T> {
@@ -176,18 +177,32 @@ impl Gpu {
     pub fn upload<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
         let bytes = self.check_buffer::<T>(what, data.len())?;
         let padded = self.padded(bytes);
+        // wgpu copies whole 4-byte words (COPY_BUFFER_ALIGNMENT): an odd count of f16 or u8
+        // elements is written with zeros after it.
+        let aligned: Vec<u8>;
+        let contents: &[u8] = if bytes % wgpu::COPY_BUFFER_ALIGNMENT == 0 {
+            bytemuck::cast_slice(data)
+        } else {
+            let mut v = bytemuck::cast_slice::<T, u8>(data).to_vec();
+            v.resize(
+                bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) as usize,
+                0,
+            );
+            aligned = v;
+            &aligned
+        };
         if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
             self.scoped(&format!("uploading {what}"), || {
-                self.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+                self.queue.write_buffer(&b, 0, contents);
             })?;
             return Ok(self.wrap(id, b, data.len()));
         }
         let buffer = self.scoped(&format!("uploading {what}"), || {
-            if padded == bytes {
+            if padded == contents.len() as u64 {
                 self.device
                     .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some(what),
-                        contents: bytemuck::cast_slice(data),
+                        contents,
                         usage: Self::usage(),
                     })
             } else {
@@ -197,7 +212,7 @@ impl Gpu {
                     usage: Self::usage(),
                     mapped_at_creation: false,
                 });
-                self.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+                self.queue.write_buffer(&b, 0, contents);
                 b
             }
         })?;

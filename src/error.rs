@@ -158,6 +158,16 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// A value outside what the requested element type can hold.
+    #[error("{what} is {value}, outside {limit}")]
+    OutOfRange {
+        /// Which value.
+        what: String,
+        /// The value.
+        value: String,
+        /// The range it breaks.
+        limit: String,
+    },
     /// A verification against the CPU reference failed.
     #[error("verification failed for {what}: {detail}")]
     Verification {

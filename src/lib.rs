@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod buffer;
+pub mod convert;
 pub mod dispatch;
 pub mod error;
 pub mod gpu;

@@ -103,6 +103,25 @@ for da, db in (("<f4", "<f4"), ("<f8", "<f8"), ("<f4", "<f8"), ("<f2", "<f2"), (
             check(name, bool(np.all(np.abs(got.astype(np.float64) - exact) <= tol)) and out.get("verified") is True,
                   "outside the bound or not verified")
 
+# matmul --compute f16: float32 files computed on the f16 kernels come back float32, within the
+# bound of rounding each operand to f16 once (2^-9 of sum |a*b|).
+for (m, k, n) in ((33, 47, 29), (2, 130, 7)):
+    name = f"matmul --compute f16 <f4 {m}x{k}x{n}"
+    a, b = data("<f4", (m, k)), data("<f4", (k, n))
+    pa, pb = save("a.npy", a), save("b.npy", b)
+    dst = os.path.join(tmp, "c.npy")
+    code, out, err = run("matmul", "--a", pa, "--b", pb, "--compute", "f16", "-o", dst)
+    if code != 0:
+        check(name, code == 2 and "f16" in err.lower(), f"exit {code}: {err.strip()[-300:]}")
+        continue
+    got = same_file(name, dst, a @ b)
+    if got is not None:
+        exact = a.astype(np.float64) @ b.astype(np.float64)
+        mag = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+        tol = (k + 2) * 2.0**-23 * mag + mag * 2.0**-9 + 1e-30
+        check(name, bool(np.all(np.abs(got.astype(np.float64) - exact) <= tol)) and out.get("verified") is True,
+              "outside the bound or not verified")
+
 # blur: float dtypes, written back in the input's dtype.
 for dtype in FLOATS:
     for shape in ((23, 31), (0, 0)):

@@ -10,7 +10,7 @@ use tilekit::tour::{self, Size};
 fn every_lesson_runs_and_verifies() {
     let g = gpu();
     let results = tour::run_all(g, Size::Quick, |_| {});
-    assert_eq!(results.len(), 10);
+    assert_eq!(results.len(), 11);
     for (name, r) in results {
         let report = r.unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
@@ -35,7 +35,7 @@ fn the_tour_command_exits_zero() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("summary") && stdout.contains("10 carved arrays"),
+        stdout.contains("summary") && stdout.contains("11 tensor cores"),
         "{stdout}"
     );
     assert!(

@@ -247,3 +247,51 @@ fn every_plannable_kernel_plans_under_every_preset_at_its_default_and_ragged_siz
     }
     assert!(planned >= PRESETS.len() * 2 * 6, "only {planned} plans");
 }
+
+/// The cooperative-matrix kernel is built only where the adapter lists its fragment (16×16×16,
+/// f16 → f32), so the registry's pipelines above leave it out. Here every candidate the planner
+/// accepts under the H100's limits, with that configuration and a 32-wide subgroup, goes through
+/// naga's SPIR-V back end (the one path wgpu 30 runs it on: Vulkan; wgpu's Metal back end offers
+/// 8×8 f32 simdgroup matrices only, and DX12 and GL none).
+#[test]
+fn the_cooperative_matrix_kernel_translates_to_spirv_for_every_candidate() {
+    use tilekit::kernels::matmul::{coop, Caps, Variant};
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let caps = Caps {
+        coop: vec![coop::FRAGMENT],
+        multiprocessors: Some(132),
+        subgroup_sizes: [32, 32],
+        adapter: "H100 (preset)".into(),
+    };
+    let pipelines = Variant::COOP.kernel().pipelines(&planner, &caps);
+    let main: Vec<_> = pipelines.iter().filter(|p| p.entry == "coop").collect();
+    assert!(main.len() >= 8, "only {} coop pipelines", main.len());
+    for p in &pipelines {
+        let bytes = translate(p, Backend::Vulkan).unwrap_or_else(|e| {
+            panic!(
+                "{}:{} {:?}: {e}",
+                p.module.shader.name, p.entry, p.constants
+            )
+        });
+        println!(
+            "{}:{} {:?}: {bytes} bytes of SPIR-V",
+            p.module.shader.name, p.entry, p.constants
+        );
+    }
+    // Without the configuration, or with a subgroup size that varies, there is no pipeline.
+    for caps in [
+        Caps {
+            coop: vec![],
+            ..caps.clone()
+        },
+        Caps {
+            subgroup_sizes: [32, 64],
+            ..caps.clone()
+        },
+    ] {
+        assert!(Variant::COOP.kernel().pipelines(&planner, &caps).is_empty());
+    }
+}

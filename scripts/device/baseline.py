@@ -1,5 +1,6 @@
 """PyTorch's figures for the work `tilekit bench` does, timed in the same session on the same GPU:
 cuBLAS f32 matmul with TF32 off on every shape of the bench's shape set (read from its JSON),
+cuBLAS f16 matmul (f32 accumulation, PyTorch's default) on every shape of its f16 set,
 torch.sum over 512 MiB and 1 GiB of f32, a device-to-device copy, and the wall time of one whole
 synchronised call (a 512³ matmul read back to the host, a sum of 2^20 floats read back).
 Median of repeats after warm-up, CUDA events (wall clock for the calls). Prints JSON."""
@@ -55,18 +56,22 @@ for log2 in (28, 27):
     t = timed(lambda: torch.sum(x))
     rows.append({"work": f"torch.sum, 2^{log2} f32", "median_s": t, "bytes_per_second": 4 * n / t})
     del x
-shapes = []
-if len(sys.argv) > 1:
-    for e in json.load(open(sys.argv[1]))["entries"]:
+shapes, shapes16 = [], []
+for path in sys.argv[1:]:
+    for e in json.load(open(path))["entries"]:
         m = re.match(r"matmul-shape/(\d+)x(\d+)x(\d+)$", e["name"])
         if m:
             shapes.append(tuple(int(v) for v in m.groups()))
-for (m, k, n) in shapes or [(4096, 4096, 4096), (8192, 8192, 8192)]:
-    x = torch.randn(m, k, device=dev)
-    y = torch.randn(k, n, device=dev)
-    t = timed(lambda: x @ y)
-    rows.append({"work": f"matmul {m}x{k}x{n}", "median_s": t, "flop_per_second": 2 * m * k * n / t})
-    del x, y
+        m = re.match(r"matmul-f16/shape/(\d+)x(\d+)x(\d+)$", e["name"])
+        if m:
+            shapes16.append(tuple(int(v) for v in m.groups()))
+for dtype, name, todo in ((torch.float32, "matmul", shapes), (torch.float16, "f16 matmul", shapes16)):
+    for (m, k, n) in todo:
+        x = torch.randn(m, k, device=dev, dtype=dtype)
+        y = torch.randn(k, n, device=dev, dtype=dtype)
+        t = timed(lambda: x @ y)
+        rows.append({"work": f"{name} {m}x{k}x{n}", "median_s": t, "flop_per_second": 2 * m * k * n / t})
+        del x, y
 n = 1 << 28
 src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device=dev)
 dst = torch.empty_like(src)

@@ -169,7 +169,8 @@ pub trait Family: Sync {
     fn lessons(&self) -> Vec<crate::tour::Lesson>;
 }
 
-/// The shader modules outside any family: the poison fill and the bench's FMA ceiling.
+/// The shader modules outside any family: the poison fill, the bench's FMA ceiling and the f32 ↔
+/// f16 conversion.
 pub fn infrastructure_modules() -> Vec<Module> {
     vec![
         Module {
@@ -178,6 +179,10 @@ pub fn infrastructure_modules() -> Vec<Module> {
         },
         Module {
             shader: Shader::file("ceiling", include_str!("../../shaders/ceiling.wgsl")),
+            needs: wgpu::Features::empty(),
+        },
+        Module {
+            shader: crate::convert::convert_shader(),
             needs: wgpu::Features::empty(),
         },
     ]

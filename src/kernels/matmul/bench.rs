@@ -5,7 +5,9 @@
 
 use super::{f32_bound, verify_sampled, Precision, Shape, Variant};
 use crate::bench::{rand_f32, Bench, Bound};
-use crate::Result;
+use crate::buffer::DeviceBuffer;
+use crate::{Gpu, Result};
+use half::f16;
 
 /// The shape set of `tilekit bench` (full size), M×K×N.
 pub const SHAPES: [(usize, usize, usize); 18] = [
@@ -132,12 +134,145 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             },
         )?;
     }
+    if b.wants("matmul-f16/") {
+        f16_cases(b)?;
+    }
     if b.cfg
         .filter
         .as_deref()
         .is_some_and(|f| f.contains("matmul-sweep"))
     {
         sweep(b)?;
+    }
+    Ok(())
+}
+
+/// The f16 shapes (full size): the squares of the tensor-core issue, a ragged one and the small-M
+/// and skinny shapes users meet.
+pub const F16_SHAPES: [(usize, usize, usize); 7] = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4095, 4095, 4095),
+    (3000, 5000, 700),
+    (1, 4096, 4096),
+    (128, 4096, 4096),
+    (2048, 2048, 2048),
+];
+
+/// An f16 error bound for a sampled element: f32 accumulation, and C rounded to f16 (2⁻¹¹
+/// relative; |C| <= Σ|a·b|).
+fn f16_bound(k: usize, magnitude: f64) -> f64 {
+    f32_bound(k, magnitude) + 2f64.powi(-11) * magnitude
+}
+
+/// f16 operands for an M×K×N product (the values as f32 too, for the reference).
+struct F16Operands {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    da: DeviceBuffer<f16>,
+    db: DeviceBuffer<f16>,
+    dc: DeviceBuffer<f16>,
+}
+
+impl F16Operands {
+    fn new(gpu: &Gpu, (m, k, n): (usize, usize, usize)) -> Result<F16Operands> {
+        let round = |v: Vec<f32>| -> Vec<f16> { v.into_iter().map(f16::from_f32).collect() };
+        let (a16, b16) = (round(rand_f32(m * k, 7)), round(rand_f32(k * n, 8)));
+        Ok(F16Operands {
+            a: a16.iter().map(|x| x.to_f32()).collect(),
+            b: b16.iter().map(|x| x.to_f32()).collect(),
+            da: gpu.upload("A", &a16)?,
+            db: gpu.upload("B", &b16)?,
+            dc: gpu.alloc::<f16>("C", m * n)?,
+        })
+    }
+
+    fn verify(&self, gpu: &Gpu, dims: (usize, usize, usize)) -> Result<bool> {
+        let c: Vec<f32> = gpu.read(&self.dc)?.iter().map(|x| x.to_f32()).collect();
+        Ok(verify_sampled(&self.a, &self.b, &c, dims, 64, f16_bound).is_ok())
+    }
+}
+
+/// `matmul-f16/`: every f16 variant the adapter has on one square, every cooperative tile there
+/// (the autotuner's raw material), then the variant chosen for each of [`F16_SHAPES`].
+fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
+    let gpu = b.gpu;
+    if !b.available("matmul-f16/", wgpu::Features::SHADER_F16) {
+        return Ok(());
+    }
+    let n = b.pick(128, 4096);
+    let shape = Shape::new(n, n, n)?;
+    let ops = F16Operands::new(gpu, (n, n, n))?;
+    let mut runs: Vec<(Variant, Option<String>)> = Vec::new();
+    for v in Variant::all().filter(|v| v.kernel().precision() == Precision::F16) {
+        let name = format!("matmul-f16/{}", v.name());
+        if !b.available(&name, v.kernel().needs()) {
+            continue;
+        }
+        runs.push((v, None));
+        if v == Variant::COOP {
+            if let Some(t) = v.kernel().tiling(shape, &super::Caps::of(gpu))? {
+                for c in gpu.planner().analyse(t.as_ref()) {
+                    if c.refused.is_none() {
+                        runs.push((v, Some(c.label)));
+                    }
+                }
+            }
+        }
+    }
+    for (v, tile) in runs {
+        let name = format!(
+            "matmul-f16/{}{}",
+            v.name(),
+            tile.as_deref().map(|t| format!("/{t}")).unwrap_or_default()
+        );
+        b.measure(
+            &name,
+            format!("{n}³"),
+            6 * (n * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let run =
+                    gpu.matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, v, tile.as_deref())?;
+                let ok = !check || ops.verify(gpu, (n, n, n))?;
+                Ok((run.timing.seconds, ok, run.tile))
+            },
+        )?;
+    }
+    let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &F16_SHAPES);
+    for &(m, k, n) in shapes {
+        let name = format!("matmul-f16/shape/{m}x{k}x{n}");
+        if !b.wants(&name) {
+            continue;
+        }
+        let shape = Shape::new(m, k, n)?;
+        let ops = F16Operands::new(gpu, (m, k, n))?;
+        let choice = gpu.choose_matmul(shape, Precision::F16)?;
+        b.measure(
+            &name,
+            format!("{m}×{k}×{n}"),
+            2 * (m * k + k * n + m * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let run = gpu.matmul_chosen(
+                    &ops.da,
+                    &ops.db,
+                    &ops.dc,
+                    shape,
+                    choice.variant,
+                    None,
+                    choice.chosen_by,
+                )?;
+                let ok = !check || ops.verify(gpu, (m, k, n))?;
+                Ok((
+                    run.timing.seconds,
+                    ok,
+                    format!("{} {} ({:?})", run.variant, run.tile, run.chosen_by),
+                ))
+            },
+        )?;
     }
     Ok(())
 }

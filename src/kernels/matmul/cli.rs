@@ -5,7 +5,7 @@
 //! refused.
 
 use super::select::ChosenBy;
-use super::{f32_bound, reference, Precision, Shape, Variant};
+use super::{f16_input_bound, f32_bound, reference, Precision, Shape, Variant};
 use crate::cli::units::{bytes, flops, time};
 use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
 use crate::npy::{Array, Data};
@@ -36,6 +36,10 @@ pub struct RunArgs {
     /// Element type of random matrices: f32, or f16 (f32 accumulation; needs SHADER_F16).
     #[arg(long, default_value = "f32", value_name = "f32|f16")]
     dtype: String,
+    /// Compute f32 matrices in f16: A and B converted on the GPU, the f16 kernels (the matrix
+    /// units where the adapter has them) with f32 accumulation, C kept in the input's dtype.
+    #[arg(long, value_name = "f16")]
+    compute: Option<String>,
 }
 
 pub(super) const COMMAND: RunCommand = RunCommand {
@@ -138,8 +142,20 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     }
     let gpu = ctx.gpu()?;
     let shape = Shape::new(mm, kk, nn)?;
+    // f16 compute of wider data: the operands are rounded to f16 on the GPU.
+    let compute_f16 = match args.compute.as_deref() {
+        None => false,
+        Some("f16") if !matches!(like, Data::F16(_)) => true,
+        Some("f16") => false, // f16 data computes in f16 anyway
+        Some(other) => {
+            return Err(usage(format!(
+                "--compute {other}: the choice is f16 (f32 data computed on the f16 kernels)"
+            )))
+        }
+    };
     let precision = match like {
         Data::F16(_) => Precision::F16,
+        _ if compute_f16 => Precision::F16,
         _ => Precision::F32,
     };
     let (variant, chosen_by) = match &args.variant {
@@ -150,6 +166,9 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         }
     };
     let (c, mut run) = match precision {
+        Precision::F16 if compute_f16 => {
+            gpu.matmul_f16(&av, &bv, (mm, kk, nn), Some(variant), args.tile.as_deref())?
+        }
         Precision::F32 => {
             let (c, run) =
                 gpu.matmul_with(&av, &bv, (mm, kk, nn), variant, args.tile.as_deref())?;
@@ -180,6 +199,8 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
                 match out.data {
                     // The result is rounded to f16 (11 significant bits) at the end.
                     Data::F16(_) => b + e.abs() * 2f64.powi(-11) + 2f64.powi(-24),
+                    // Each operand rounded to f16 once: |a'b' - ab| <= 2^-9 |ab|.
+                    _ if compute_f16 => b + f16_input_bound(*g),
                     _ => b,
                 }
             })
@@ -199,9 +220,10 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         .map(|p| p.table())
         .unwrap_or_else(|| format!("{}: no tile to choose\n", run.variant));
     let text = format!(
-        "matmul {shape} {} {} ({}, chosen by {:?}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
+        "matmul {shape} {} {}{} ({}, chosen by {:?}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
         run.variant,
         out.data.dtype(),
+        if compute_f16 { " computed in f16" } else { "" },
         run.tile,
         run.chosen_by,
         time(run.timing.seconds),

@@ -3,8 +3,8 @@
 //! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
 //! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
 
-use super::support::{self, round4, Output};
-use super::{Caps, Kernel, Launch, Operands, Shape};
+use super::support::{self, round4, Output, Types};
+use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
@@ -13,16 +13,18 @@ use crate::{Gpu, Result};
 /// Rows of A per invocation (`MB` in the shader).
 pub const MB: u32 = 8;
 
-fn module() -> Module {
+fn module(types: Types) -> Module {
+    let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
-            "matmul_gemv",
+            types.module_name("matmul_gemv"),
             &[
+                &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_gemv.wgsl"),
             ],
         ),
-        needs: wgpu::Features::empty(),
+        needs: types.needs(),
     }
 }
 
@@ -83,16 +85,35 @@ impl Tiling for GemvTiling {
     }
 }
 
-/// The small-M variant.
-pub struct Gemv;
+/// The small-M variant, for f32 or f16 operands (f32 arithmetic).
+pub struct Gemv(pub Precision);
+
+/// f32 operands.
+pub static GEMV: Gemv = Gemv(Precision::F32);
+/// f16 operands: half the bytes of B to read, the bound of this kernel.
+pub static GEMV_F16: Gemv = Gemv(Precision::F16);
 
 impl Kernel for Gemv {
     fn name(&self) -> &'static str {
-        "gemv"
+        match self.0 {
+            Precision::F32 => "gemv",
+            Precision::F16 => "gemv-f16",
+        }
     }
 
     fn about(&self) -> &'static str {
-        "small M (matrix-vector to ~32 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU"
+        match self.0 {
+            Precision::F32 => "small M (matrix-vector to ~32 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU",
+            Precision::F16 => "gemv reading f16 operands (half the bytes of B), f32 arithmetic (needs SHADER_F16)",
+        }
+    }
+
+    fn precision(&self) -> Precision {
+        self.0
+    }
+
+    fn needs(&self) -> wgpu::Features {
+        support::types_of(self.0)[0].needs()
     }
 
     fn tiling(&self, shape: Shape, _: &Caps) -> Result<Option<Box<dyn Tiling>>> {
@@ -100,7 +121,10 @@ impl Kernel for Gemv {
     }
 
     fn modules(&self) -> Vec<Module> {
-        vec![module()]
+        support::types_of(self.0)
+            .iter()
+            .map(|t| module(*t))
+            .collect()
     }
 
     fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
@@ -111,13 +135,17 @@ impl Kernel for Gemv {
                 n: 4096,
             },
         };
-        let m = module();
-        let mut all: Vec<PipelineUse> = fitting(planner, &t)
-            .into_iter()
-            .map(|c| PipelineUse::new(&m, "gemv", c))
-            .collect();
-        all.push(PipelineUse::new(&m, "pad", vec![]));
-        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        let mut all = Vec::new();
+        for types in support::types_of(self.0) {
+            let m = module(*types);
+            all.extend(
+                fitting(planner, &t)
+                    .into_iter()
+                    .map(|c| PipelineUse::new(&m, "gemv", c)),
+            );
+            all.push(PipelineUse::new(&m, "pad", vec![]));
+            all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        }
         all
     }
 
@@ -130,26 +158,14 @@ impl Kernel for Gemv {
     ) -> Result<Launch> {
         let plan = plan.expect("the gemv kernel has a plan");
         let wx = plan.constant("WX");
-        let shader = module().shader;
+        let shader = module(io.types).shader;
         let Shape { m, k, n } = shape;
         let (k4, n4) = (round4(k), round4(n));
         let mut steps = Vec::new();
-        // Ragged K or N: the operands copied into rows of 4 floats, zeros outside (fig 4.20),
+        // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20),
         // to keep 128-bit loads.
-        let padded_a = if k4 != k {
-            let (s, buf) = support::pad(gpu, &shader, io.a, (m, k), (m, k4))?;
-            steps.push(s);
-            Some(buf)
-        } else {
-            None
-        };
-        let padded_b = if k4 != k || n4 != n {
-            let (s, buf) = support::pad(gpu, &shader, io.b, (k, n), (k4, n4))?;
-            steps.push(s);
-            Some(buf)
-        } else {
-            None
-        };
+        let (padded_a, padded_b) =
+            support::pad_operands(gpu, &shader, self.0, (io.a, io.b), shape, &mut steps)?;
         let col_groups = (n4 / 4).div_ceil(wx);
         let row_blocks = m.div_ceil(MB);
         let groups = col_groups as u64 * row_blocks as u64;
@@ -176,12 +192,12 @@ impl Kernel for Gemv {
         });
         let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
         let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
-        let c = match &out {
-            Output::Direct => io.c,
-            Output::Partials(p) => p.bind(),
+        let (c, main) = match &out {
+            Output::Direct => (io.c, shader.clone()),
+            Output::Partials(p) => (p.bind(), module(io.types.partials()).shader),
         };
         steps.push(gpu.step(
-            &shader,
+            &main,
             "gemv",
             &plan.constants(),
             &[(0, a), (1, b), (2, c), (3, params.bind())],

@@ -1,16 +1,17 @@
 //! The matmul lessons of the tour: 02, naive against tiled against blocked (the
-//! compute-to-global-memory-access ratio, PMPP 4.2-4.6), and 03, tile sizes from the limits
-//! (memory as a limiting factor to parallelism, PMPP 4.7).
+//! compute-to-global-memory-access ratio, PMPP 4.2-4.6), 03, tile sizes from the limits
+//! (memory as a limiting factor to parallelism, PMPP 4.7), and 11, the same tiling feeding the
+//! matrix units (tensor cores) with f16 operands.
 
 use super::tiled::TiledTiling;
-use super::{verify, verify_sampled, Shape, Variant};
+use super::{f32_bound, verify, verify_sampled, Precision, Shape, Variant};
 use crate::limits::{DeviceProfile, Limits};
 use crate::plan::{residency, KernelUse, Planner};
 use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
 use crate::{Gpu, Result};
 
 /// The family's lessons.
-pub const LESSONS: [Lesson; 2] = [
+pub const LESSONS: [Lesson; 3] = [
     Lesson {
         number: 2,
         name: "tiled matmul",
@@ -20,6 +21,11 @@ pub const LESSONS: [Lesson; 2] = [
         number: 3,
         name: "tile from limits",
         run: tile_from_limits,
+    },
+    Lesson {
+        number: 11,
+        name: "tensor cores",
+        run: tensor_cores,
     },
 ];
 
@@ -200,5 +206,103 @@ pub fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
         ),
     ];
     r.key = format!("{} on this adapter", here.choice().label);
+    Ok(r)
+}
+
+/// 11: the tiling of lesson 02 feeding the matrix units: f32 blocked against f16 on the scalar
+/// units against f16 cooperative matrices, with the error bound f16 inputs allow.
+pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
+    use half::f16;
+    let mut r = Report::new(
+        "11 tensor cores: f16 and cooperative matrices",
+        "Matrix units multiply whole 16×16 fragments per instruction. The tiling is lesson 02's: a workgroup stages slices of A and B in workgroup memory, but each subgroup now holds 16×16 f32 accumulator fragments instead of an 8×8 register tile per invocation, and one cooperative multiply-add does 4,096 multiply-adds. f16 operands halve the bytes loaded; accumulating in f32 keeps the error near the f32 bound plus the rounding of the inputs (2⁻¹¹ each) and of C.",
+    );
+    r.quote(
+        "shaders/matmul_coop.wgsl",
+        include_str!("../../../shaders/matmul_coop.wgsl"),
+        "for (var kf = 0u; kf < BK / FRAG; kf++) {",
+        "        if (more) {",
+    );
+    let n = size.pick(64, 4096);
+    let shape = Shape::new(n, n, n)?;
+    let a = rand_f32(n * n, 11);
+    let b = rand_f32(n * n, 12);
+    // The f16 kernels see the inputs rounded to f16; the reference is computed from those.
+    let (a16, b16): (Vec<f16>, Vec<f16>) = (
+        a.iter().map(|&x| f16::from_f32(x)).collect(),
+        b.iter().map(|&x| f16::from_f32(x)).collect(),
+    );
+    let ah: Vec<f32> = a16.iter().map(|x| x.to_f32()).collect();
+    let bh: Vec<f32> = b16.iter().map(|x| x.to_f32()).collect();
+    let mut speed = Chart {
+        title: format!("{n}³ speed"),
+        unit: "GFLOP/s".into(),
+        bars: vec![],
+    };
+    let mut f32_time = None;
+    // f32 on the scalar units: the blocked kernel of lesson 02 (the fast one where it fits).
+    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
+    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let f32_variant = gpu.choose_matmul(shape, Precision::F32)?.variant;
+    for v in [Variant::BLOCKED, f32_variant] {
+        if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
+            continue;
+        }
+        let run = gpu.steady(
+            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
+            |r| r.timing.seconds,
+        )?;
+        let c = gpu.read(&dc)?;
+        r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
+        let t = run.timing.seconds;
+        f32_time = Some(f32_time.map_or(t, |x: f64| x.min(t)));
+        r.line(format!(
+            "f32 {:<14} {:<22} {:>10} {:>14}",
+            v.name(),
+            run.tile,
+            crate::cli::units::time(run.timing.seconds),
+            crate::cli::units::flops(run.flop_per_second())
+        ));
+        speed.bars.push((v.name().into(), run.gflops(), None));
+    }
+    // f16: on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices).
+    let mut best = None;
+    for v in [Variant::PIPELINED_F16, Variant::COOP] {
+        let plan = gpu.matmul_plan(v, shape, None, None);
+        if let Err(e) = plan {
+            r.line(format!("f16 {:<14} skipped: {e}", v.name()));
+            continue;
+        }
+        let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
+        let dc = gpu.alloc::<f16>("C", n * n)?;
+        let run = gpu.steady(
+            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
+            |r| r.timing.seconds,
+        )?;
+        let c: Vec<f32> = gpu.read(&dc)?.iter().map(|x| x.to_f32()).collect();
+        // f32 accumulation, then C rounded to f16 once: 2⁻¹¹ of |C| <= 2⁻¹¹·Σ|a·b|.
+        let bound = |k: usize, mag: f64| f32_bound(k, mag) + 2f64.powi(-11) * mag;
+        r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, bound).is_ok();
+        let vs = f32_time.map_or(1.0, |t| t / run.timing.seconds);
+        r.line(format!(
+            "f16 {:<14} {:<22} {:>10} {:>14} | {vs:.2}x the faster f32",
+            v.name(),
+            run.tile,
+            crate::cli::units::time(run.timing.seconds),
+            crate::cli::units::flops(run.flop_per_second())
+        ));
+        speed.bars.push((v.name().into(), run.gflops(), None));
+        best = Some((v, vs));
+    }
+    r.line(format!(
+        "error bound: f32 accumulation 1e-5·√K·Σ|a·b| plus C rounded to f16, 2⁻¹¹·Σ|a·b|; f32 data computed in f16 (--compute f16) adds 2⁻⁹·Σ|a·b| for the rounding of A and B (at K = {n}: {:.1e} of Σ|a·b| in all)",
+        f32_bound(n, 1.0) + 2f64.powi(-11) + 2f64.powi(-9)
+    ));
+    r.line(format!("{n}³, {}{}", gpu.clock(), cpu_note(gpu)));
+    r.key = match best {
+        Some((v, vs)) => format!("f16 {} {vs:.1}x the faster f32 kernel", v.name()),
+        None => "no f16 on this adapter".into(),
+    };
+    r.charts = vec![speed];
     Ok(r)
 }

@@ -11,12 +11,15 @@
 //! (examples `02_tiled_matmul`, `03_tile_from_limits`).
 
 pub mod blocked;
+pub mod coop;
 pub mod gemv;
 pub mod naive;
 pub mod pipelined;
 pub mod select;
 mod support;
 pub mod tiled;
+
+pub use support::Types;
 
 #[cfg(feature = "cli")]
 mod bench;
@@ -40,8 +43,11 @@ pub static VARIANTS: &[&dyn Kernel] = &[
     &naive::Naive,
     &tiled::Tiled,
     &blocked::Blocked,
-    &pipelined::Pipelined,
-    &gemv::Gemv,
+    &pipelined::PIPELINED,
+    &gemv::GEMV,
+    &pipelined::PIPELINED_F16,
+    &gemv::GEMV_F16,
+    &coop::Coop,
 ];
 
 /// The element type of A, B and C.
@@ -83,14 +89,21 @@ pub struct Caps {
     pub coop: Vec<CoopConfig>,
     /// Multiprocessors, where known (the profile's).
     pub multiprocessors: Option<u32>,
+    /// The smallest and largest subgroup size (0 when unknown).
+    pub subgroup_sizes: [u32; 2],
+    /// The adapter's name, for the errors that say what it lacks.
+    pub adapter: String,
 }
 
 impl Caps {
     /// What `gpu` offers.
     pub fn of(gpu: &Gpu) -> Caps {
+        let l = gpu.limits();
         Caps {
             coop: gpu.summary.cooperative_matrices.clone(),
             multiprocessors: gpu.profile.multiprocessors,
+            subgroup_sizes: [l.subgroup_min_size, l.subgroup_max_size],
+            adapter: gpu.summary.name.clone(),
         }
     }
 }
@@ -104,6 +117,8 @@ pub struct Operands<'a> {
     pub b: Bind<'a>,
     /// C, M×N.
     pub c: Bind<'a>,
+    /// The element types of A and B, and of C.
+    pub types: Types,
 }
 
 /// The steps of one product and the scratch buffers they use (kept alive until they ran).
@@ -162,9 +177,15 @@ impl Variant {
     /// Register-blocked.
     pub const BLOCKED: Variant = Variant(&blocked::Blocked);
     /// Double-buffered, prefetching, split-K.
-    pub const PIPELINED: Variant = Variant(&pipelined::Pipelined);
+    pub const PIPELINED: Variant = Variant(&pipelined::PIPELINED);
     /// Small M.
-    pub const GEMV: Variant = Variant(&gemv::Gemv);
+    pub const GEMV: Variant = Variant(&gemv::GEMV);
+    /// The pipelined kernel reading f16 (f32 arithmetic on the scalar units).
+    pub const PIPELINED_F16: Variant = Variant(&pipelined::PIPELINED_F16);
+    /// The small-M kernel reading f16.
+    pub const GEMV_F16: Variant = Variant(&gemv::GEMV_F16);
+    /// f16 on the matrix units (cooperative matrices).
+    pub const COOP: Variant = Variant(&coop::Coop);
 
     /// Every variant, in the lesson's order.
     pub fn all() -> impl Iterator<Item = Variant> {
@@ -300,6 +321,10 @@ pub struct MatmulRun {
     pub ratio: f64,
     /// The measured time.
     pub timing: Timing,
+    /// Time spent converting f32 operands to f16 on the GPU before the product (f16 compute
+    /// of f32 data), outside `timing`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversion_seconds: Option<f64>,
 }
 
 impl MatmulRun {
@@ -419,25 +444,30 @@ impl Gpu {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn matmul_submit<T: Element>(
+    fn matmul_submit<T: Element, O: Element>(
         &self,
         a: &DeviceBuffer<T>,
         b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        c: &DeviceBuffer<O>,
         shape: Shape,
         variant: Variant,
         tile: Option<&str>,
         chosen_by: select::ChosenBy,
         read: bool,
-    ) -> Result<(MatmulRun, Option<Vec<T>>)> {
+    ) -> Result<(MatmulRun, Option<Vec<O>>)> {
         self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
         let k = variant.kernel();
-        if k.precision() != T::PRECISION {
+        let types = Types {
+            elem: T::PRECISION,
+            out: O::PRECISION,
+        };
+        if !support::types_of(k.precision()).contains(&types) {
             return Err(Error::Usage(format!(
-                "the {} matmul takes {:?} matrices, got {:?}",
+                "the {} matmul takes {:?} matrices, got {:?} operands and a {:?} result",
                 k.name(),
                 k.precision(),
-                T::PRECISION
+                T::PRECISION,
+                O::PRECISION,
             )));
         }
         let tuned = match chosen_by {
@@ -449,17 +479,17 @@ impl Gpu {
             a: a.bind(),
             b: b.bind(),
             c: c.bind(),
+            types,
         };
         let launch = k.launch(self, io, shape, plan.as_ref())?;
         let (timing, data) = if read {
             let (t, bytes) = self.execute_and_read(&launch.steps, c.raw(), c.bytes())?;
-            (t, Some(bytemuck::pod_collect_to_vec::<u8, T>(&bytes)))
+            (t, Some(bytemuck::pod_collect_to_vec::<u8, O>(&bytes)))
         } else {
             (self.execute(&launch.steps)?, None)
         };
         drop(launch.scratch);
         let global_loads = k.global_loads(shape, plan.as_ref());
-        let size = T::PRECISION.bytes();
         let run = MatmulRun {
             variant,
             precision: T::PRECISION,
@@ -469,9 +499,11 @@ impl Gpu {
             chosen_by,
             flops: shape.flops(),
             global_loads,
-            global_bytes: size * (global_loads + shape.m as u64 * shape.n as u64),
+            global_bytes: T::PRECISION.bytes() * global_loads
+                + O::PRECISION.bytes() * shape.m as u64 * shape.n as u64,
             ratio: shape.flops() as f64 / global_loads.max(1) as f64,
             timing,
+            conversion_seconds: None,
         };
         Ok((run, data))
     }
@@ -516,6 +548,66 @@ impl Gpu {
         self.matmul_read(&da, &db, &dc, shape)
     }
 
+    /// C = A·B computed in f16 for f32 operands on the device: A and B converted to f16 on the
+    /// GPU ([`Gpu::to_f16`]), multiplied by the f16 kernel chosen for the shape (the matrix units
+    /// where the adapter has them) with f32 accumulation, C written as f32. Each input is rounded
+    /// to f16 once (11 significant bits), so an element's error is about 2⁻¹⁰·Σ|a·b| on top of
+    /// the f32 bound; values beyond f16's range (±65,504) become infinities, so the host-slice
+    /// form [`Gpu::matmul_f16`] refuses them.
+    pub fn matmul_f16_on_device(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &DeviceBuffer<f32>,
+        shape: Shape,
+        variant: Option<Variant>,
+        tile: Option<&str>,
+    ) -> Result<MatmulRun> {
+        self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
+        let (a16, conv_a) = self.to_f16(a)?;
+        let (b16, conv_b) = self.to_f16(b)?;
+        let (variant, chosen_by) = match variant {
+            Some(v) => (v, select::ChosenBy::Caller),
+            None => {
+                let ch = self.choose_matmul(shape, Precision::F16)?;
+                (ch.variant, ch.chosen_by)
+            }
+        };
+        let (mut run, _) =
+            self.matmul_submit(&a16, &b16, c, shape, variant, tile, chosen_by, false)?;
+        // The conversions count in the call's time, not in the kernel's FLOP/s.
+        run.conversion_seconds = Some(conv_a.seconds + conv_b.seconds);
+        Ok(run)
+    }
+
+    /// [`Gpu::matmul_f16_on_device`] for host slices: f32 in, f32 out, f16 compute. Values that
+    /// f16 cannot hold (|x| > 65,504, or NaN) are refused with the index of the first.
+    pub fn matmul_f16(
+        &self,
+        a: &[f32],
+        b: &[f32],
+        (m, k, n): (usize, usize, usize),
+        variant: Option<Variant>,
+        tile: Option<&str>,
+    ) -> Result<(Vec<f32>, MatmulRun)> {
+        let shape = Shape::new(m, k, n)?;
+        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
+        for (what, data) in [("matrix A", a), ("matrix B", b)] {
+            if let Some(i) = data.iter().position(|x| x.is_nan() || x.abs() > 65504.0) {
+                return Err(Error::OutOfRange {
+                    what: format!("{what} element {i} for f16 compute"),
+                    value: data[i].to_string(),
+                    limit: "f16's finite range ±65504".into(),
+                });
+            }
+        }
+        let da = self.upload("matrix A", a)?;
+        let db = self.upload("matrix B", b)?;
+        let dc = self.alloc::<f32>("matrix C", m * n)?;
+        let run = self.matmul_f16_on_device(&da, &db, &dc, shape, variant, tile)?;
+        Ok((self.read(&dc)?, run))
+    }
+
     /// The variant [`Gpu::matmul`] uses for `shape` (f32).
     pub fn default_matmul_variant(&self, shape: Shape) -> Variant {
         self.choose_matmul(shape, Precision::F32)
@@ -545,6 +637,13 @@ pub fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> (Vec<f64
 /// The error bound of an f32 matmul element: 1e-5·√K·Σ|a·b| (DESIGN.md "Measuring").
 pub fn f32_bound(k: usize, magnitude: f64) -> f64 {
     1e-5 * (k as f64).sqrt() * magnitude + 1e-30
+}
+
+/// What rounding each operand to f16 once adds to an element's error (f16 compute of f32 data):
+/// a' = a(1+δ), b' = b(1+ε) with |δ|, |ε| <= 2⁻¹⁰ (round toward zero; 2⁻¹¹ to nearest), so
+/// |a'b' − ab| <= 2⁻⁹·|ab| and the sum is within 2⁻⁹·Σ|a·b|.
+pub fn f16_input_bound(magnitude: f64) -> f64 {
+    2f64.powi(-9) * magnitude
 }
 
 /// Compare a GPU result with [`reference`] within [`f32_bound`]. Returns the first failure.
@@ -635,9 +734,16 @@ impl Family for Matmul {
     }
 
     fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse> {
+        // The pipelines every adapter can build: no cooperative-matrix configuration (those
+        // translate to SPIR-V only; tests/matmul_f16.rs checks them).
         let caps = Caps {
             coop: Vec::new(),
             multiprocessors: planner.profile.multiprocessors,
+            subgroup_sizes: [
+                planner.limits.subgroup_min_size,
+                planner.limits.subgroup_max_size,
+            ],
+            adapter: String::new(),
         };
         VARIANTS
             .iter()

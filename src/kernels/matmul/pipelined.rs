@@ -3,24 +3,30 @@
 //! invocation), with split-K when the output blocks cannot fill the GPU, and ragged operands
 //! padded to rows of 4 floats so that every load stays 128 bits wide. Shader:
 //! `shaders/matmul_pipelined.wgsl` after `shaders/matmul_support.wgsl`.
+//!
+//! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
+//! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
+//! with SHADER_F16 and no cooperative matrices.
 
-use super::support::{self, round4, Output};
-use super::{Caps, Kernel, Launch, Operands, Shape};
+use super::support::{self, round4, Output, Types};
+use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
 use crate::{Gpu, Result};
 
-fn module() -> Module {
+fn module(types: Types) -> Module {
+    let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
-            "matmul_pipelined",
+            types.module_name("matmul_pipelined"),
             &[
+                &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_pipelined.wgsl"),
             ],
         ),
-        needs: wgpu::Features::empty(),
+        needs: types.needs(),
     }
 }
 
@@ -97,16 +103,35 @@ impl Tiling for PipelinedTiling {
     }
 }
 
-/// The pipelined variant.
-pub struct Pipelined;
+/// The pipelined variant, for f32 or f16 operands.
+pub struct Pipelined(pub Precision);
+
+/// f32 operands.
+pub static PIPELINED: Pipelined = Pipelined(Precision::F32);
+/// f16 operands, f32 arithmetic.
+pub static PIPELINED_F16: Pipelined = Pipelined(Precision::F16);
 
 impl Kernel for Pipelined {
     fn name(&self) -> &'static str {
-        "pipelined"
+        match self.0 {
+            Precision::F32 => "pipelined",
+            Precision::F16 => "pipelined-f16",
+        }
     }
 
     fn about(&self) -> &'static str {
-        "blocked with double-buffered workgroup memory, register prefetch and vec4 reads; split-K when blocks cannot fill the GPU; any shape keeps 128-bit loads"
+        match self.0 {
+            Precision::F32 => "blocked with double-buffered workgroup memory, register prefetch and vec4 reads; split-K when blocks cannot fill the GPU; any shape keeps 128-bit loads",
+            Precision::F16 => "pipelined reading f16 operands, f32 arithmetic on the scalar units (needs SHADER_F16; the f16 kernel where there are no cooperative matrices)",
+        }
+    }
+
+    fn precision(&self) -> Precision {
+        self.0
+    }
+
+    fn needs(&self) -> wgpu::Features {
+        support::types_of(self.0)[0].needs()
     }
 
     fn tiling(&self, shape: Shape, _: &Caps) -> Result<Option<Box<dyn Tiling>>> {
@@ -114,7 +139,10 @@ impl Kernel for Pipelined {
     }
 
     fn modules(&self) -> Vec<Module> {
-        vec![module()]
+        support::types_of(self.0)
+            .iter()
+            .map(|t| module(*t))
+            .collect()
     }
 
     fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
@@ -125,13 +153,17 @@ impl Kernel for Pipelined {
                 n: 1024,
             },
         };
-        let m = module();
-        let mut all: Vec<PipelineUse> = fitting(planner, &t)
-            .into_iter()
-            .map(|c| PipelineUse::new(&m, "pipelined", c))
-            .collect();
-        all.push(PipelineUse::new(&m, "pad", vec![]));
-        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        let mut all = Vec::new();
+        for types in support::types_of(self.0) {
+            let m = module(*types);
+            all.extend(
+                fitting(planner, &t)
+                    .into_iter()
+                    .map(|c| PipelineUse::new(&m, "pipelined", c)),
+            );
+            all.push(PipelineUse::new(&m, "pad", vec![]));
+            all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        }
         all
     }
 
@@ -148,26 +180,14 @@ impl Kernel for Pipelined {
             plan.constant("BN"),
             plan.constant("BK"),
         );
-        let shader = module().shader;
+        let shader = module(io.types).shader;
         let Shape { m, k, n } = shape;
         let (k4, n4) = (round4(k), round4(n));
         let mut steps = Vec::new();
         let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
-        // Ragged K or N: copy the operands into rows of 4 floats, zeros outside (fig 4.20).
-        let padded_a = if k4 != k {
-            let (s, buf) = support::pad(gpu, &shader, io.a, (m, k), (m, k4))?;
-            steps.push(s);
-            Some(buf)
-        } else {
-            None
-        };
-        let padded_b = if k4 != k || n4 != n {
-            let (s, buf) = support::pad(gpu, &shader, io.b, (k, n), (k4, n4))?;
-            steps.push(s);
-            Some(buf)
-        } else {
-            None
-        };
+        // Ragged K or N: copy the operands into rows of 4 elements, zeros outside (fig 4.20).
+        let (padded_a, padded_b) =
+            support::pad_operands(gpu, &shader, self.0, (io.a, io.b), shape, &mut steps)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
         let mut splits = support::split_k(
@@ -193,12 +213,12 @@ impl Kernel for Pipelined {
         });
         let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
         let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
-        let c = match &out {
-            Output::Direct => io.c,
-            Output::Partials(p) => p.bind(),
+        let (c, main) = match &out {
+            Output::Direct => (io.c, shader.clone()),
+            Output::Partials(p) => (p.bind(), module(io.types.partials()).shader),
         };
         steps.push(gpu.step(
-            &shader,
+            &main,
             "pipelined",
             &plan.constants(),
             &[(0, a), (1, b), (2, c), (3, params.bind())],

@@ -56,21 +56,30 @@ impl Gpu {
                 Variant::TILED,
                 Variant::NAIVE,
             ],
-            Precision::F16 => &[],
+            // f16: the small-M kernel reads B once at half the bytes; otherwise the matrix
+            // units where the adapter has them, else f16 storage with f32 arithmetic.
+            Precision::F16 if shape.m <= GEMV_MAX_M => {
+                &[Variant::GEMV_F16, Variant::COOP, Variant::PIPELINED_F16]
+            }
+            Precision::F16 => &[Variant::COOP, Variant::PIPELINED_F16, Variant::GEMV_F16],
         };
-        order
-            .iter()
-            .copied()
-            .find(|v| self.matmul_plan(*v, shape, None, None).is_ok())
-            .map(|variant| Choice {
-                variant,
-                chosen_by: ChosenBy::Planner,
-            })
-            .ok_or_else(|| Error::Unsupported {
-                what: format!("a {precision:?} matmul"),
-                adapter: self.summary.name.clone(),
-                missing: "no variant fits this adapter".into(),
-            })
+        let mut why = Vec::new();
+        for v in order {
+            match self.matmul_plan(*v, shape, None, None) {
+                Ok(_) => {
+                    return Ok(Choice {
+                        variant: *v,
+                        chosen_by: ChosenBy::Planner,
+                    })
+                }
+                Err(e) => why.push(format!("{v}: {e}")),
+            }
+        }
+        Err(Error::Unsupported {
+            what: format!("a {precision:?} matmul"),
+            adapter: self.summary.name.clone(),
+            missing: why.join("; "),
+        })
     }
 
     /// The autotuner's variant for this shape, if it measured one.

@@ -1,8 +1,10 @@
 //! What the fast variants share: padding a ragged operand so that every row is a multiple of 4
 //! floats (the kernels then keep 128-bit loads everywhere), split-K (how many slices of K a
 //! launch needs to fill the GPU) and the pass that adds the slices' partial products into C.
-//! Shader: `shaders/matmul_support.wgsl`, joined in front of each fast variant's own file.
+//! Shader: `shaders/matmul_support.wgsl`, joined in front of each fast variant's own file, after
+//! the prelude that names its element types ([`Types`]).
 
+use super::{Precision, Shape};
 use crate::buffer::DeviceBuffer;
 use crate::launch::Step;
 use crate::pipeline::Shader;
@@ -12,6 +14,87 @@ use crate::{Gpu, Result};
 
 /// The support passes' source, to join in front of a variant's shader.
 pub(crate) const SOURCE: &str = include_str!("../../../shaders/matmul_support.wgsl");
+
+/// The element types a fast variant's module is built for: A and B (`Elem` in the shaders) and C
+/// (`Out`). The partial products between split-K slices are f32 whatever they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Types {
+    /// A and B.
+    pub elem: Precision,
+    /// C.
+    pub out: Precision,
+}
+
+impl Types {
+    /// f32 in and out.
+    pub const F32: Types = Types {
+        elem: Precision::F32,
+        out: Precision::F32,
+    };
+    /// f16 in and out (f32 accumulation).
+    pub const F16: Types = Types {
+        elem: Precision::F16,
+        out: Precision::F16,
+    };
+    /// f16 operands, f32 result: f16 compute for a caller who keeps f32 data.
+    pub const F16_F32: Types = Types {
+        elem: Precision::F16,
+        out: Precision::F32,
+    };
+
+    /// The WGSL in front of the support passes and a variant's file: the `enable` directives
+    /// and the aliases `Elem`, `Elem4`, `Out`, `Out4`.
+    pub(crate) fn prelude(self, coop: bool) -> String {
+        let name = |p: Precision| match p {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+        };
+        let mut s = String::new();
+        if self.elem == Precision::F16 || self.out == Precision::F16 {
+            s += "enable f16;\n";
+        }
+        if coop {
+            s += "enable wgpu_cooperative_matrix;\n";
+        }
+        let (e, o) = (name(self.elem), name(self.out));
+        s += &format!("alias Elem = {e};\nalias Elem4 = vec4<{e}>;\n");
+        s += &format!("alias Out = {o};\nalias Out4 = vec4<{o}>;\n");
+        s
+    }
+
+    /// A module name for `base` built with these types (`base` itself for f32).
+    pub(crate) fn module_name(self, base: &str) -> String {
+        if self == Types::F32 {
+            return base.to_string();
+        }
+        format!("{base}<{:?},{:?}>", self.elem, self.out).to_lowercase()
+    }
+
+    /// The types of the module that writes f32 partial products for these.
+    pub(crate) fn partials(self) -> Types {
+        Types {
+            elem: self.elem,
+            out: Precision::F32,
+        }
+    }
+
+    /// The features a module with these types needs.
+    pub(crate) fn needs(self) -> wgpu::Features {
+        if self == Types::F32 {
+            wgpu::Features::empty()
+        } else {
+            wgpu::Features::SHADER_F16
+        }
+    }
+}
+
+/// The types a variant with `elem` operands is built for: f32 → f32; f16 → f16 or f32.
+pub(crate) fn types_of(elem: Precision) -> &'static [Types] {
+    match elem {
+        Precision::F32 => &[Types::F32],
+        Precision::F16 => &[Types::F16, Types::F16_F32],
+    }
+}
 
 /// Invocations per workgroup of `pad` and `sum_splits` (`SUPPORT_WG`).
 const SUPPORT_WG: u64 = 256;
@@ -30,17 +113,40 @@ pub(crate) fn round4(x: u32) -> u32 {
     x.div_ceil(4) * 4
 }
 
-/// A copy of the `rows`×`cols` matrix `src` as `rows_out`×`cols_out` (`cols_out` a multiple of
-/// 4), zeros outside: the step and the buffer it writes (kept until the step has run).
+/// A padded operand of either element type, kept alive until its step has run.
+pub(crate) enum Padded {
+    /// f32 elements.
+    F32(DeviceBuffer<f32>),
+    /// f16 elements.
+    F16(DeviceBuffer<half::f16>),
+}
+
+impl Padded {
+    /// The buffer bound whole.
+    pub(crate) fn bind(&self) -> Bind<'_> {
+        match self {
+            Padded::F32(b) => b.bind(),
+            Padded::F16(b) => b.bind(),
+        }
+    }
+}
+
+/// A copy of the `rows`×`cols` matrix `src` (elements of `elem`) as `rows_out`×`cols_out`
+/// (`cols_out` a multiple of 4), zeros outside: the step and the buffer it writes.
 pub(crate) fn pad(
     gpu: &Gpu,
     shader: &Shader,
+    elem: Precision,
     src: Bind<'_>,
     (rows, cols): (u32, u32),
     (rows_out, cols_out): (u32, u32),
-) -> Result<(Step, DeviceBuffer<f32>)> {
+) -> Result<(Step, Padded)> {
     let len = rows_out as usize * cols_out as usize;
-    let dst = gpu.alloc_uninit::<f32>("padded matmul operand", len)?;
+    let what = "padded matmul operand";
+    let dst = match elem {
+        Precision::F32 => Padded::F32(gpu.alloc_uninit::<f32>(what, len)?),
+        Precision::F16 => Padded::F16(gpu.alloc_uninit::<half::f16>(what, len)?),
+    };
     let params = gpu.uniform(&Four {
         a: rows,
         b: cols,
@@ -116,7 +222,7 @@ pub(crate) enum Output {
 }
 
 impl Output {
-    /// C when one slice writes rows of exactly `n` floats, else a fresh partials buffer.
+    /// C when one slice writes rows of exactly `n` elements, else a fresh partials buffer.
     pub(crate) fn new(gpu: &Gpu, m: u32, n: u32, ld: u32, splits: u32) -> Result<Output> {
         if splits == 1 && ld == n {
             return Ok(Output::Direct);
@@ -126,4 +232,34 @@ impl Output {
             gpu.alloc_uninit::<f32>("split-K partial products", len)?,
         ))
     }
+}
+
+/// Ragged K or N: the steps that copy A and B into rows of 4 elements (zeros outside, fig 4.20)
+/// and the copies, for a variant whose loads are 4 elements wide. A is padded to `k4` columns,
+/// B to `k4` rows and `n4` columns.
+pub(crate) fn pad_operands(
+    gpu: &Gpu,
+    shader: &Shader,
+    elem: Precision,
+    (a, b): (Bind<'_>, Bind<'_>),
+    shape: Shape,
+    steps: &mut Vec<Step>,
+) -> Result<(Option<Padded>, Option<Padded>)> {
+    let Shape { m, k, n } = shape;
+    let (k4, n4) = (round4(k), round4(n));
+    let pa = if k4 != k {
+        let (s, buf) = pad(gpu, shader, elem, a, (m, k), (m, k4))?;
+        steps.push(s);
+        Some(buf)
+    } else {
+        None
+    };
+    let pb = if k4 != k || n4 != n {
+        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k4, n4))?;
+        steps.push(s);
+        Some(buf)
+    } else {
+        None
+    };
+    Ok((pa, pb))
 }

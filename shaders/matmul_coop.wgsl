@@ -1,0 +1,228 @@
+// The cooperative-matrix matmul (joined after the prelude, which enables f16 and
+// wgpu_cooperative_matrix, and matmul_support.wgsl): the tiling of lesson 02 feeding the matrix
+// units (tensor cores) instead of the scalar FMA units.
+//
+// The same three levels as the blocked kernel, one level up in size:
+// - a workgroup owns a BM×BN block of C and walks K in slices of BK, staging each slice of A
+//   (BM×BK) and of B (BK×BN) in workgroup memory as f16, double-buffered with one barrier per
+//   slice and the next slice prefetched into registers (as in matmul_pipelined.wgsl);
+// - each subgroup owns a 32×64 part of the block: 2×4 accumulator fragments of 16×16 f32 held in
+//   its registers for the whole of K (the register tile of the blocked kernel, spread over the
+//   subgroup's invocations by the hardware);
+// - per 16-deep step, the subgroup loads 2 fragments of A and 4 of B from workgroup memory
+//   (`coopLoadT`: row-major) and issues 8 `coopMultiplyAdd`s, 16·16·16 multiply-adds each, on the
+//   matrix units: 6 fragment loads for 8 products.
+// The fragment grid is written out, not looped over an array: on the H100 an array of fragments
+// indexed in a loop ran at a quarter of the speed (28 against 87-131 TFLOP/s at 4096³,
+// BENCHMARKS.md), the driver keeping it in memory instead of registers. 2×4 per subgroup beat
+// 4×4 and 4×2: a 128×256 block is then 16 subgroups, and more subgroups per multiprocessor hide
+// the latency of the loads (the residency lesson, PMPP 4.7).
+// Rows of the staged slices are padded by 8 halves (16 bytes), so that the 8 rows one load phase
+// reads start in different banks (CUDA Handbook 8.1, the padded transpose of lesson 05).
+// The epilogue stores each fragment to the subgroup's 16×16 f32 scratch in workgroup memory, and
+// the subgroup's invocations copy it to C with bounds checks (any M and N; f16 or f32 out).
+// Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
+// [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`.
+// A and B have rows that are multiples of 4 halves (the host pads ragged ones with `pad`), so
+// every global load is 64 bits wide.
+
+struct CoopParams {
+    m: u32,        // rows of A and C
+    k: u32,        // columns of A = rows of B (a multiple of 4)
+    n: u32,        // columns of B (a multiple of 4)
+    tiles_x: u32,  // output blocks per row: ceil(n / BN)
+    tiles: u32,    // output blocks per split
+    k_split: u32,  // K per split (a multiple of BK)
+    splits: u32,
+    n_out: u32,    // columns of C to store (<= n)
+    ld: u32,       // row length of the output (C's N, or the partials' row)
+    _p0: u32,
+    _p1: u32,
+    _p2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> ca4: array<Elem4>;
+@group(0) @binding(1) var<storage, read> cb4: array<Elem4>;
+@group(0) @binding(2) var<storage, read_write> cc: array<Out>;
+@group(0) @binding(3) var<uniform> cp: CoopParams;
+
+override BM: u32 = 128u;  // rows of the workgroup's block of C
+override BN: u32 = 128u;  // columns of the block
+override BK: u32 = 32u;   // depth of a slice (a multiple of 16)
+const WM: u32 = 32u;      // rows of C per subgroup: 2 fragments
+const WN: u32 = 64u;      // columns of C per subgroup: 4 fragments
+override SG: u32 = 32u;   // the adapter's subgroup size
+const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
+const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand
+
+// Row strides of the staged slices, in halves: padded by 8 (16 bytes).
+override AS: u32 = BK + 8u;
+override BS: u32 = BN + 8u;
+override SUBGROUPS_N: u32 = BN / WN;
+override INVOCATIONS: u32 = (BM / WM) * (BN / WN) * SG;
+
+var<workgroup> a_s: array<f16, 2u * BM * (BK + 8u)>;   // [buffer][row][k]
+var<workgroup> b_s: array<f16, 2u * BK * (BN + 8u)>;   // [buffer][k][column]
+var<workgroup> c_s: array<f32, (BM / WM) * (BN / WN) * 256u>;  // one fragment per subgroup
+
+fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f16> {
+    let e = me + i * INVOCATIONS;
+    let r = e / (BK / 4u);
+    let kk = k0 + 4u * (e % (BK / 4u));
+    if (e < BM * BK / 4u && row0 + r < cp.m && kk < k_end) {
+        return vec4<f16>(ca4[((row0 + r) * cp.k + kk) / 4u]);
+    }
+    return vec4<f16>();
+}
+
+fn store_a(buf: u32, me: u32, i: u32, v: vec4<f16>) {
+    let e = me + i * INVOCATIONS;
+    if (e < BM * BK / 4u) {
+        let at = buf * BM * AS + (e / (BK / 4u)) * AS + 4u * (e % (BK / 4u));
+        a_s[at] = v.x;
+        a_s[at + 1u] = v.y;
+        a_s[at + 2u] = v.z;
+        a_s[at + 3u] = v.w;
+    }
+}
+
+fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f16> {
+    let e = me + i * INVOCATIONS;
+    let kk = e / (BN / 4u);
+    let cq = e % (BN / 4u);
+    if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < cp.n) {
+        return vec4<f16>(cb4[((k0 + kk) * cp.n + col0) / 4u + cq]);
+    }
+    return vec4<f16>();
+}
+
+fn store_b(buf: u32, me: u32, i: u32, v: vec4<f16>) {
+    let e = me + i * INVOCATIONS;
+    if (e < BK * BN / 4u) {
+        let at = buf * BK * BS + (e / (BN / 4u)) * BS + 4u * (e % (BN / 4u));
+        b_s[at] = v.x;
+        b_s[at + 1u] = v.y;
+        b_s[at + 2u] = v.z;
+        b_s[at + 3u] = v.w;
+    }
+}
+
+
+// One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
+// fragment is bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression
+// passed straight to coopStore (FINDINGS.md 7).
+fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
+    let f = frag;
+    coopStoreT(f, &c_s[scratch], FRAG);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += SG) {
+        let r = r0 + e / FRAG;
+        let c = c0 + e % FRAG;
+        if (r < cp.m && c < cp.n_out) {
+            cc[out + r * cp.ld + c] = Out(c_s[scratch + e]);
+        }
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(INVOCATIONS)
+fn coop(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) me: u32) {
+    let t = wid.x + wid.y * nwg.x;
+    let split = t / cp.tiles;
+    let tile = t % cp.tiles;
+    if (split >= cp.splits) {
+        return;  // past the last split (the 2-D fold rounds up): the whole workgroup leaves
+    }
+    let row0 = (tile / cp.tiles_x) * BM;
+    let col0 = (tile % cp.tiles_x) * BN;
+    let k_begin = min(split * cp.k_split, cp.k);
+    let k_end = min(k_begin + cp.k_split, cp.k);
+    let slices = (k_end - k_begin + BK - 1u) / BK;
+    let loads_a = (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+    let loads_b = (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+
+    let sub = me / SG;     // this invocation's subgroup
+    let lane = me % SG;
+    let sub_row = (sub / SUBGROUPS_N) * WM;
+    let sub_col = (sub % SUBGROUPS_N) * WN;
+
+    var acc0_0 = coop_mat16x16<f32, C>();
+    var acc0_1 = coop_mat16x16<f32, C>();
+    var acc0_2 = coop_mat16x16<f32, C>();
+    var acc0_3 = coop_mat16x16<f32, C>();
+    var acc1_0 = coop_mat16x16<f32, C>();
+    var acc1_1 = coop_mat16x16<f32, C>();
+    var acc1_2 = coop_mat16x16<f32, C>();
+    var acc1_3 = coop_mat16x16<f32, C>();
+    var pa: array<vec4<f16>, MAX_LOADS>;
+    var pb: array<vec4<f16>, MAX_LOADS>;
+
+    // Prologue: slice 0 into buffer 0.
+    if (slices > 0u) {
+        for (var i = 0u; i < loads_a; i++) {
+            store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
+        }
+    }
+    workgroupBarrier();
+
+    for (var s = 0u; s < slices; s++) {
+        let cur = s % 2u;
+        let more = s + 1u < slices;
+        let k_next = k_begin + (s + 1u) * BK;
+        if (more) {
+            for (var i = 0u; i < loads_a; i++) {
+                pa[i] = load_a(me, i, row0, k_next, k_end);
+            }
+            for (var i = 0u; i < loads_b; i++) {
+                pb[i] = load_b(me, i, col0, k_next, k_end);
+            }
+        }
+        let abase = cur * BM * AS + sub_row * AS;
+        let bbase = cur * BK * BS + sub_col;
+        for (var kf = 0u; kf < BK / FRAG; kf++) {
+            let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG], AS);
+            let fa1 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + FRAG * AS + kf * FRAG], AS);
+            let fb0 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS], BS);
+            let fb1 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 1u * FRAG], BS);
+            let fb2 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 2u * FRAG], BS);
+            let fb3 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 3u * FRAG], BS);
+            acc0_0 = coopMultiplyAdd(fa0, fb0, acc0_0);
+            acc0_1 = coopMultiplyAdd(fa0, fb1, acc0_1);
+            acc0_2 = coopMultiplyAdd(fa0, fb2, acc0_2);
+            acc0_3 = coopMultiplyAdd(fa0, fb3, acc0_3);
+            acc1_0 = coopMultiplyAdd(fa1, fb0, acc1_0);
+            acc1_1 = coopMultiplyAdd(fa1, fb1, acc1_1);
+            acc1_2 = coopMultiplyAdd(fa1, fb2, acc1_2);
+            acc1_3 = coopMultiplyAdd(fa1, fb3, acc1_3);
+        }
+        if (more) {
+            for (var i = 0u; i < loads_a; i++) {
+                store_a(1u - cur, me, i, pa[i]);
+            }
+            for (var i = 0u; i < loads_b; i++) {
+                store_b(1u - cur, me, i, pb[i]);
+            }
+        }
+        // One barrier per slice, as in the pipelined kernel.
+        workgroupBarrier();
+    }
+
+    // Epilogue: each fragment through the subgroup's scratch, then to C with bounds checks.
+    let out = split * cp.m * cp.ld;
+    let scratch = sub * 256u;
+    let r0 = row0 + sub_row;
+    let c0 = col0 + sub_col;
+    store_frag(acc0_0, scratch, out, r0, c0, lane);
+    store_frag(acc0_1, scratch, out, r0, c0 + 1u * FRAG, lane);
+    store_frag(acc0_2, scratch, out, r0, c0 + 2u * FRAG, lane);
+    store_frag(acc0_3, scratch, out, r0, c0 + 3u * FRAG, lane);
+    store_frag(acc1_0, scratch, out, r0 + FRAG, c0, lane);
+    store_frag(acc1_1, scratch, out, r0 + FRAG, c0 + 1u * FRAG, lane);
+    store_frag(acc1_2, scratch, out, r0 + FRAG, c0 + 2u * FRAG, lane);
+    store_frag(acc1_3, scratch, out, r0 + FRAG, c0 + 3u * FRAG, lane);
+}

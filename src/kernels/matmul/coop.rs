@@ -1,0 +1,323 @@
+//! `coop`: f16 matmul on the matrix units (tensor cores) through WGSL cooperative matrices
+//! (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX). The tiling of lesson 02 one level up: workgroup
+//! blocks staged in workgroup memory as f16 (double-buffered, prefetched), each subgroup holding
+//! a grid of 16×16 f32 accumulator fragments, one `coopMultiplyAdd` per fragment per 16-deep
+//! step. Shader: `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`.
+//!
+//! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
+//! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
+//! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
+//! planner says what is missing, and an f16 product goes to `pipelined-f16`.
+
+use super::support::{self, round4, Output, Types};
+use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
+use crate::gpu::CoopConfig;
+use crate::kernels::{fitting, Module, PipelineUse};
+use crate::pipeline::Shader;
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
+use crate::{Error, Gpu, Result};
+
+/// Rows and columns of C per subgroup (the shader's 2×4 grid of fragments).
+pub const WM: u32 = 32;
+/// See [`WM`].
+pub const WN: u32 = 64;
+
+/// The fragment the shader is written for: `coop_mat16x16`, f16 A and B, f32 accumulators.
+pub const FRAGMENT: CoopConfig = CoopConfig {
+    m: 16,
+    n: 16,
+    k: 16,
+    ab: "f16",
+    cr: "f32",
+};
+
+pub(crate) fn module(types: Types) -> Module {
+    let prelude = types.prelude(true);
+    Module {
+        shader: Shader::join(
+            types.module_name("matmul_coop"),
+            &[
+                &prelude,
+                support::SOURCE,
+                include_str!("../../../shaders/matmul_coop.wgsl"),
+            ],
+        ),
+        needs: wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    m: u32,
+    k: u32,
+    n: u32,
+    tiles_x: u32,
+    tiles: u32,
+    k_split: u32,
+    splits: u32,
+    n_out: u32,
+    ld: u32,
+    _pad: [u32; 3],
+}
+
+/// The planner's view of the cooperative kernel: BM×BN×BK workgroup blocks of 32×64 per
+/// subgroup, for an adapter whose subgroups are `subgroup` invocations wide.
+#[derive(Clone, Copy, Debug)]
+pub struct CoopTiling {
+    /// The problem.
+    pub shape: Shape,
+    /// The subgroup size.
+    pub subgroup: u32,
+}
+
+impl CoopTiling {
+    /// The tiling for `shape` on an adapter with `caps`, or a typed error naming what the
+    /// adapter lacks.
+    pub fn new(shape: Shape, caps: &Caps, adapter: &str) -> Result<CoopTiling> {
+        let unsupported = |missing: String| Error::Unsupported {
+            what: "the cooperative-matrix matmul".into(),
+            adapter: adapter.to_string(),
+            missing,
+        };
+        if !caps.coop.contains(&FRAGMENT) {
+            let listed = if caps.coop.is_empty() {
+                "none".to_string()
+            } else {
+                caps.coop
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(unsupported(format!(
+                "a {FRAGMENT} cooperative-matrix configuration (EXPERIMENTAL_COOPERATIVE_MATRIX; this adapter lists: {listed})"
+            )));
+        }
+        match caps.subgroup_sizes {
+            [lo, hi] if lo == hi && lo > 0 && 256 % lo == 0 => Ok(CoopTiling {
+                shape,
+                subgroup: lo,
+            }),
+            [lo, hi] => Err(unsupported(format!(
+                "one fixed subgroup size dividing 256 (this adapter's ranges over {lo}–{hi})"
+            ))),
+        }
+    }
+}
+
+impl Tiling for CoopTiling {
+    fn kernel(&self) -> &'static str {
+        "coop-matmul"
+    }
+
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        let s = self.shape;
+        vec![("m", s.m as u64), ("k", s.k as u64), ("n", s.n as u64)]
+    }
+
+    fn candidates(&self) -> Vec<Spec> {
+        let sg = self.subgroup;
+        // BM×BN×BK blocks of 32×64 subgroup tiles (the shader's WM×WN). 128×256 needs BK = 16
+        // to fit 48 KiB; 256×128×16 is listed to show the limit: its 16 subgroups' epilogue
+        // scratch takes it 512 bytes over.
+        [
+            (128u32, 256u32, 16u32),
+            (256, 128, 16),
+            (128, 128, 32),
+            (64, 128, 32),
+            (64, 64, 32),
+        ]
+        .into_iter()
+        .map(|(bm, bn, bk)| {
+            let subgroups = (bm / WM) * (bn / WN);
+            let invocations = subgroups * sg;
+            let per_frag = 256 / sg; // elements of a 16×16 fragment per invocation
+            let loads = cdiv((bm * bk / 4) as u64, invocations as u64) as u32
+                + cdiv((bk * bn / 4) as u64, invocations as u64) as u32;
+            Spec {
+                label: format!("{bm}x{bn}x{bk}"),
+                constants: vec![("BM", bm), ("BN", bn), ("BK", bk), ("SG", sg)],
+                workgroup_size: [invocations, 1, 1],
+                usage: KernelUse {
+                    invocations,
+                    // Two f16 buffers of each padded slice, and a 16×16 f32 scratch per
+                    // subgroup (the epilogue): the shader's three declarations.
+                    workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
+                    // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
+                    // prefetched vec4<f16>s (2 registers each), addressing.
+                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * loads + 24,
+                },
+                reuse: {
+                    let em = bm.min(self.shape.m) as f64;
+                    let en = bn.min(round4(self.shape.n)) as f64;
+                    2.0 * em * en / (em + en) * (em * en) / (bm * bn) as f64
+                },
+                workgroups: cdiv(self.shape.m as u64, bm as u64)
+                    * cdiv(round4(self.shape.n) as u64, bn as u64),
+            }
+        })
+        .collect()
+    }
+}
+
+/// The cooperative-matrix variant.
+pub struct Coop;
+
+impl Kernel for Coop {
+    fn name(&self) -> &'static str {
+        "coop"
+    }
+
+    fn about(&self) -> &'static str {
+        "f16 on the matrix units (cooperative matrices, 16x16x16 f16->f32): blocks staged in workgroup memory, a grid of fragments per subgroup (needs EXPERIMENTAL_COOPERATIVE_MATRIX)"
+    }
+
+    fn precision(&self) -> Precision {
+        Precision::F16
+    }
+
+    fn needs(&self) -> wgpu::Features {
+        wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+    }
+
+    fn tiling(&self, shape: Shape, caps: &Caps) -> Result<Option<Box<dyn Tiling>>> {
+        Ok(Some(Box::new(CoopTiling::new(shape, caps, &caps.adapter)?)))
+    }
+
+    fn modules(&self) -> Vec<Module> {
+        support::types_of(Precision::F16)
+            .iter()
+            .map(|t| module(*t))
+            .collect()
+    }
+
+    fn pipelines(&self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse> {
+        let shape = Shape {
+            m: 4096,
+            k: 4096,
+            n: 4096,
+        };
+        let Ok(t) = CoopTiling::new(shape, caps, "") else {
+            return Vec::new();
+        };
+        let mut all = Vec::new();
+        for types in support::types_of(Precision::F16) {
+            let m = module(*types);
+            all.extend(
+                fitting(planner, &t)
+                    .into_iter()
+                    .map(|c| PipelineUse::new(&m, "coop", c)),
+            );
+            all.push(PipelineUse::new(&m, "pad", vec![]));
+            all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        }
+        all
+    }
+
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        io: Operands<'_>,
+        shape: Shape,
+        plan: Option<&Plan>,
+    ) -> Result<Launch> {
+        let plan = plan.expect("the cooperative kernel has a plan");
+        let (bm, bn, bk) = (
+            plan.constant("BM"),
+            plan.constant("BN"),
+            plan.constant("BK"),
+        );
+        let shader = module(io.types).shader;
+        let Shape { m, k, n } = shape;
+        let (k4, n4) = (round4(k), round4(n));
+        let mut steps = Vec::new();
+        // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
+        let (padded_a, padded_b) = support::pad_operands(
+            gpu,
+            &shader,
+            Precision::F16,
+            (io.a, io.b),
+            shape,
+            &mut steps,
+        )?;
+        let tiles_x = n4.div_ceil(bn);
+        let tiles = tiles_x * m.div_ceil(bm);
+        let mut splits = support::split_k(
+            tiles as u64,
+            k4,
+            8 * bk,
+            2 * support::multiprocessors(gpu),
+            m as u64 * n4 as u64 * 4,
+            gpu.limits().max_binding_bytes(),
+        );
+        let k_split = k4.div_ceil(splits).div_ceil(bk) * bk;
+        splits = k4.div_ceil(k_split);
+        // One slice stores C directly (the epilogue checks bounds, so no padded columns);
+        // several write f32 partials with rows of n4 for `sum_splits`.
+        let out = Output::new(gpu, m, n, if splits == 1 { n } else { n4 }, splits)?;
+        let ld = match out {
+            Output::Direct => n,
+            Output::Partials(_) => n4,
+        };
+        let params = gpu.uniform(&Params {
+            m,
+            k: k4,
+            n: n4,
+            tiles_x,
+            tiles,
+            k_split,
+            splits,
+            n_out: n,
+            ld,
+            _pad: [0; 3],
+        });
+        let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
+        let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
+        let (c, main) = match &out {
+            Output::Direct => (io.c, shader.clone()),
+            Output::Partials(p) => (p.bind(), module(io.types.partials()).shader),
+        };
+        steps.push(gpu.step(
+            &main,
+            "coop",
+            &plan.constants(),
+            &[(0, a), (1, b), (2, c), (3, params.bind())],
+            tiles as u64 * splits as u64,
+        )?);
+        if let Output::Partials(p) = &out {
+            steps.push(support::sum_splits(
+                gpu,
+                &shader,
+                p.bind(),
+                io.c,
+                (m, n, n4),
+                splits,
+            )?);
+        }
+        let mut tile = plan.choice().label.clone();
+        if splits > 1 {
+            tile += &format!(" split-K {splits}");
+        }
+        if k4 != k || n4 != n {
+            tile += " padded";
+        }
+        let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+        scratch.extend(padded_a.map(|b| Box::new(b) as _));
+        scratch.extend(padded_b.map(|b| Box::new(b) as _));
+        if let Output::Partials(p) = out {
+            scratch.push(Box::new(p));
+        }
+        Ok(Launch {
+            steps,
+            scratch,
+            tile,
+        })
+    }
+
+    fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {
+        let (bm, bn) = plan.map_or((128, 128), |p| (p.constant("BM"), p.constant("BN")));
+        let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
+        m * k * n.div_ceil(bn as u64) + k * n * m.div_ceil(bm as u64)
+    }
+}

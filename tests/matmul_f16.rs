@@ -1,0 +1,307 @@
+//! f16 matmul: the planner's choice from hand-written adapter property lists (no GPU), and on the
+//! test adapter every f16 kernel it has against the f64 reference at ragged shapes, f16 compute
+//! of f32 data, the conversions, and the typed error where the matrix units are missing (lavapipe
+//! has SHADER_F16 and no cooperative matrices). On an adapter with cooperative matrices (the
+//! H100) the same tests run the `coop` kernel.
+
+mod common;
+use common::{gpu, random_f32};
+use half::f16;
+use tilekit::gpu::CoopConfig;
+use tilekit::kernels::matmul::coop::{CoopTiling, FRAGMENT};
+use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
+use tilekit::kernels::matmul::{Variant, VARIANTS};
+use tilekit::{DeviceProfile, Error, Limits, Planner};
+
+fn caps(coop: Vec<CoopConfig>, subgroup_sizes: [u32; 2]) -> Caps {
+    Caps {
+        coop,
+        multiprocessors: Some(132),
+        subgroup_sizes,
+        adapter: "test adapter".into(),
+    }
+}
+
+const SQUARE: Shape = Shape {
+    m: 4096,
+    k: 4096,
+    n: 4096,
+};
+
+#[test]
+fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragment() {
+    // The H100's list (FINDINGS.md): the kernel fits and the planner picks a tile within the
+    // 48 KiB of workgroup memory, as a whole number of 32-wide subgroups.
+    let h100 = vec![
+        FRAGMENT,
+        CoopConfig {
+            m: 16,
+            n: 8,
+            k: 16,
+            ab: "f16",
+            cr: "f32",
+        },
+        CoopConfig {
+            m: 16,
+            n: 16,
+            k: 16,
+            ab: "f16",
+            cr: "f16",
+        },
+    ];
+    let tiling = CoopTiling::new(SQUARE, &caps(h100.clone(), [32, 32]), "h100").unwrap();
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let plan = planner.plan(&tiling).unwrap();
+    let c = plan.choice();
+    assert!(c.usage.workgroup_bytes <= 48 * 1024, "{}", c.label);
+    assert_eq!(c.usage.invocations % 32, 0);
+    assert!(plan.table().contains(&c.label));
+
+    // Only other fragments (an Apple-like 8×8 f32 list, or f16 accumulators only): refused,
+    // and the error lists what the adapter has.
+    for (list, shows) in [
+        (vec![], "lists: none"),
+        (
+            vec![CoopConfig {
+                m: 8,
+                n: 8,
+                k: 8,
+                ab: "f32",
+                cr: "f32",
+            }],
+            "8x8x8 f32→f32",
+        ),
+        (h100[1..].to_vec(), "16x8x16 f16→f32"),
+    ] {
+        let e = CoopTiling::new(SQUARE, &caps(list, [32, 32]), "other").unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, Error::Unsupported { .. }), "{text}");
+        assert!(
+            text.contains("16x16x16 f16→f32") && text.contains(shows),
+            "{text}"
+        );
+    }
+    // A subgroup size that varies (32 to 64): the workgroup cannot be sized in subgroups.
+    let e = CoopTiling::new(SQUARE, &caps(h100, [32, 64]), "amd").unwrap_err();
+    assert!(e.to_string().contains("32–64"), "{e}");
+}
+
+#[test]
+fn every_f16_variant_is_registered_with_the_features_it_needs() {
+    let f16: Vec<_> = VARIANTS
+        .iter()
+        .filter(|k| k.precision() == Precision::F16)
+        .collect();
+    assert_eq!(f16.len(), 3);
+    for k in f16 {
+        assert!(
+            k.needs().contains(wgpu::Features::SHADER_F16),
+            "{}",
+            k.name()
+        );
+    }
+    assert!(Variant::COOP
+        .kernel()
+        .needs()
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX));
+}
+
+/// Random values that f16 holds exactly, as f16 and as f32.
+fn halves(len: usize, seed: u64) -> (Vec<f16>, Vec<f32>) {
+    let h: Vec<f16> = random_f32(len, seed)
+        .into_iter()
+        .map(f16::from_f32)
+        .collect();
+    let f = h.iter().map(|x| x.to_f32()).collect();
+    (h, f)
+}
+
+/// The f16 result of `variant` at M×K×N against the f64 reference: f32 accumulation (the f32
+/// bound) and C rounded to f16 once (2⁻¹¹ of |C|).
+fn check_f16(variant: Variant, (m, k, n): (usize, usize, usize), seed: u64) {
+    let (a16, a) = halves(m * k, seed);
+    let (b16, b) = halves(k * n, seed + 1);
+    let (c, run) = gpu()
+        .matmul_with(&a16, &b16, (m, k, n), variant, None)
+        .unwrap_or_else(|e| panic!("{variant} {m}x{k}x{n}: {e}"));
+    let (exact, mag) = reference(&a, &b, m, k, n);
+    for (i, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
+        let g = g.to_f64();
+        let bound = f32_bound(k, *mg) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
+        assert!(
+            (g - e).abs() <= bound,
+            "{variant} {m}x{k}x{n} ({}) element {i}: got {g}, expected {e}, bound {bound:e}",
+            run.tile
+        );
+    }
+}
+
+// Ragged everywhere: K and N not multiples of 4 (the padding pass), M not a multiple of any
+// block, deep K (split-K), one row (the small-M kernel).
+const SHAPES: [(usize, usize, usize); 7] = [
+    (37, 53, 29),
+    (1, 77, 33),
+    (5, 1000, 3),
+    (130, 67, 129),
+    (64, 64, 64),
+    (17, 2051, 18),
+    (200, 48, 260),
+];
+
+/// The f16 variants this adapter can run: none without SHADER_F16 (wgpu's GL back end), the
+/// scalar ones with it (lavapipe), and `coop` too where the matrix units are (the H100).
+fn f16_variants() -> Vec<Variant> {
+    let g = gpu();
+    Variant::all()
+        .filter(|v| v.kernel().precision() == Precision::F16 && g.has(v.kernel().needs()))
+        .collect()
+}
+
+/// Where the adapter has no SHADER_F16, an f16 product is a typed error that names it: from the
+/// selection, from a variant asked for by name, and from f16 compute of f32 data.
+#[test]
+fn without_shader_f16_every_f16_path_is_a_typed_error_naming_it() {
+    let g = gpu();
+    if g.has(wgpu::Features::SHADER_F16) {
+        // Vulkan's lavapipe and the GPUs: the f16 kernels must be there.
+        assert!(f16_variants().len() >= 2, "{:?}", f16_variants());
+        return;
+    }
+    let shape = Shape::new(33, 40, 17).unwrap();
+    let e = g.choose_matmul(shape, Precision::F16).unwrap_err();
+    assert!(
+        matches!(e, Error::Unsupported { .. }) && e.to_string().contains("SHADER_F16"),
+        "{e}"
+    );
+    let (a16, _) = halves(64, 1);
+    let e = g
+        .matmul_with(&a16, &a16, (8, 8, 8), Variant::PIPELINED_F16, None)
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::MissingFeature { .. }) && e.to_string().contains("SHADER_F16"),
+        "{e}"
+    );
+    let a = random_f32(64, 2);
+    let e = g.matmul_f16(&a, &a, (8, 8, 8), None, None).unwrap_err();
+    assert!(e.to_string().contains("SHADER_F16"), "{e}");
+}
+
+#[test]
+fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes() {
+    let variants = f16_variants();
+    for v in variants {
+        for (i, &shape) in SHAPES.iter().enumerate() {
+            check_f16(v, shape, 40 + i as u64);
+        }
+    }
+}
+
+#[test]
+fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them() {
+    let g = gpu();
+    if !g.has(wgpu::Features::SHADER_F16) {
+        return; // no f16 kernel at all: the typed errors are tested above
+    }
+    let has_coop =
+        g.has(Variant::COOP.kernel().needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let big = Shape::new(256, 256, 256).unwrap();
+    let choice = g.choose_matmul(big, Precision::F16).unwrap();
+    if has_coop {
+        assert_eq!(choice.variant, Variant::COOP);
+    } else {
+        assert_eq!(choice.variant, Variant::PIPELINED_F16);
+        // Asked for by name, it is a typed error naming what is missing.
+        let (a16, _) = halves(64 * 64, 1);
+        let e = g
+            .matmul_with(&a16, &a16, (64, 64, 64), Variant::COOP, None)
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains("EXPERIMENTAL_COOPERATIVE_MATRIX") || text.contains("16x16x16"),
+            "{text}"
+        );
+    }
+    let small = Shape::new(1, 4096, 4096).unwrap();
+    assert_eq!(
+        g.choose_matmul(small, Precision::F16).unwrap().variant,
+        Variant::GEMV_F16
+    );
+}
+
+#[test]
+fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
+    let g = gpu();
+    if !g.has(wgpu::Features::SHADER_F16) {
+        return; // the typed error is tested above
+    }
+    for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
+        let a: Vec<f32> = random_f32(m * k, 60 + i as u64)
+            .iter()
+            .map(|x| x * 3.0)
+            .collect();
+        let b = random_f32(k * n, 80 + i as u64);
+        let (c, run) = g.matmul_f16(&a, &b, (m, k, n), None, None).unwrap();
+        assert_eq!(run.precision, Precision::F16);
+        assert!(run.conversion_seconds.is_some());
+        let (exact, mag) = reference(&a, &b, m, k, n);
+        for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
+            let bound = f32_bound(k, *mg) + f16_input_bound(*mg);
+            assert!(
+                (*g as f64 - e).abs() <= bound,
+                "{m}x{k}x{n} {} element {j}: got {g}, expected {e}, bound {bound:e}",
+                run.variant
+            );
+        }
+        // The bound is not vacuous: f16 rounding is visible against the f32 product.
+        assert!(f16_input_bound(mag[0]) < 1e-2 * mag[0]);
+    }
+    // A value f16 cannot hold is refused, by index, before anything runs.
+    let mut a = random_f32(6, 1);
+    a[4] = 1.0e5;
+    let e = g
+        .matmul_f16(&a, &a[..6], (2, 3, 2), None, None)
+        .unwrap_err();
+    assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
+    assert!(e.to_string().contains("matrix A element 4"), "{e}");
+}
+
+#[test]
+fn conversions_round_to_a_neighbouring_f16_and_widen_exactly() {
+    let g = gpu();
+    // An odd length (the last 32-bit word is half padding) with values across f16's range.
+    let n = 1001;
+    let x: Vec<f32> = random_f32(n, 9)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * 10f32.powi((i % 9) as i32 - 4))
+        .collect();
+    let dx = g.upload("x", &x).unwrap();
+    let (h, _) = g.to_f16(&dx).unwrap();
+    let got = g.read(&h).unwrap();
+    assert_eq!(got.len(), n);
+    for (i, (&v, &hv)) in x.iter().zip(&got).enumerate() {
+        let nearest = f16::from_f32(v);
+        // Round to nearest or toward zero (WGSL leaves the mode to the implementation): the
+        // result is the nearest f16 or its neighbour toward zero.
+        let ok = hv == nearest
+            || (hv.to_f32().abs() <= v.abs() && (hv.to_f32() - v).abs() <= ulp(nearest));
+        assert!(ok, "element {i}: {v} became {hv}, nearest {nearest}");
+    }
+    let (w, _) = g.to_f32(&h).unwrap();
+    let back = g.read(&w).unwrap();
+    for (i, (&hv, &wv)) in got.iter().zip(&back).enumerate() {
+        assert_eq!(hv.to_f32().to_bits(), wv.to_bits(), "element {i}");
+    }
+}
+
+fn ulp(h: f16) -> f32 {
+    let next = f16::from_bits(h.to_bits() + 1);
+    (next.to_f32() - h.to_f32()).abs()
+}

@@ -181,6 +181,32 @@ pub fn device_query(gpu: &Gpu, _size: Size) -> Result<Report> {
     ));
     r.verified = l.max_compute_workgroup_storage_size >= 16_384
         && l.max_compute_invocations_per_workgroup >= 256;
+    // CUDA's deviceQuery against the floor every WebGPU adapter guarantees.
+    let base = crate::limits::Limits::webgpu_default();
+    r.charts.push(Chart {
+        title: "this adapter's limits as multiples of WebGPU's baseline (the dashed bar)".into(),
+        unit: "×".into(),
+        bars: [
+            (
+                "workgroup storage",
+                l.max_compute_workgroup_storage_size as f64,
+                base.max_compute_workgroup_storage_size as f64,
+            ),
+            (
+                "invocations / workgroup",
+                l.max_compute_invocations_per_workgroup as f64,
+                base.max_compute_invocations_per_workgroup as f64,
+            ),
+            (
+                "storage binding size",
+                l.max_storage_buffer_binding_size as f64,
+                base.max_storage_buffer_binding_size as f64,
+            ),
+        ]
+        .into_iter()
+        .map(|(n, v, b)| (n.to_string(), v / b, Some(1.0)))
+        .collect(),
+    });
     r.key = format!(
         "{} B workgroup storage, {} invocations",
         l.max_compute_workgroup_storage_size, l.max_compute_invocations_per_workgroup

@@ -29,3 +29,5 @@ cat "$out/f16.txt"
 $bin bench --filter matmul-shape/4096x4096x4096 --json "$out/f32.json" > /dev/null
 python3 scripts/device/baseline.py "$out/f16.json" "$out/f32.json" > "$out/torch.json"
 python3 -c "import json; [print(r['work'], round(r.get('flop_per_second', 0) / 1e12, 1), 'TFLOP/s') for r in json.load(open('$out/torch.json'))['rows'] if 'matmul' in r['work']]"
+# Lesson 11 at GPU size, if its example was built: cargo build --release --example 11_tensor_cores
+if [ -x .devbin/11_tensor_cores ]; then .devbin/11_tensor_cores | tee "$out/lesson11.txt"; fi

@@ -35,5 +35,15 @@ pub fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
         run.tile, out.ints[0], out.floats[0], out.chars[0]
     ));
     r.key = "three parts, one allocation".into();
+    // The one workgroup array holds N i32 words, N f32 words and 4N bytes packed 4 per word.
+    r.charts.push(crate::tour::Chart {
+        title: format!("words of the one workgroup allocation, N = {n}"),
+        unit: "words".into(),
+        bars: vec![
+            ("i32 part".into(), n as f64, None),
+            ("f32 part (bitcast)".into(), n as f64, None),
+            ("u8 part, 4 per word".into(), n as f64, None),
+        ],
+    });
     Ok(r)
 }

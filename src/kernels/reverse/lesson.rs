@@ -50,5 +50,10 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
         run.tile
     ));
     r.key = bandwidth(run.bytes_per_second());
+    r.charts.push(crate::tour::Chart {
+        title: format!("block reverse of {n} words through workgroup memory"),
+        unit: "GB/s".into(),
+        bars: vec![("reverse".into(), run.bytes_per_second() / 1e9, None)],
+    });
     Ok(r)
 }

@@ -12,6 +12,11 @@ if ! python3 -c "import numpy" 2>/dev/null; then
   echo "no NumPy found: installing python3-numpy" >&2
   apt_install python3-numpy
 fi
+# tests/html.rs opens the HTML reports in headless Chromium (Debian's package).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "no Chromium found: installing chromium (the HTML report's browser test)" >&2
+  apt_install chromium
+fi
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --no-default-features -- -D warnings

@@ -99,7 +99,7 @@ pub fn roofline(r: &BenchReport) -> String {
         let (px0, py0) = chart.backend_coord(&(xmin, ymax));
         let (px1, py1) = chart.backend_coord(&(xmax, ymin));
         let ceiling_label = format!(
-            "ceilings measured in this run: copy {:.0} GB/s, FMA {:.0} GFLOP/s",
+            "ceilings measured in this run: copy {:.0} GB/s, f32 FMA {:.0} GFLOP/s (f16 on matrix units can pass it)",
             bw, fl
         );
         let anchors: Vec<(i32, i32, String)> = pts
@@ -171,12 +171,12 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A value with at most four significant digits, without exponent for the usual ranges.
+/// A value with three significant digits, without exponent for the usual ranges.
 fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
-    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
     format!("{v:.digits$}")
 }
 
@@ -203,7 +203,7 @@ pub fn bar_chart(chart: &crate::tour::Chart) -> String {
         .fold(f64::INFINITY, f64::min);
     let log = max > 0.0 && min_pos.is_finite() && max / min_pos > 50.0;
     let scale = |v: f64| -> f64 {
-        if !(v > 0.0) || max <= 0.0 {
+        if v.is_nan() || v <= 0.0 || max <= 0.0 {
             return 0.0;
         }
         if log {
@@ -391,8 +391,5 @@ pub fn tour_html(
 
 /// `02 tiled matmul` → `lesson-02`.
 fn anchor(name: &str) -> String {
-    format!(
-        "lesson-{}",
-        name.split_whitespace().next().unwrap_or("x")
-    )
+    format!("lesson-{}", name.split_whitespace().next().unwrap_or("x"))
 }

@@ -40,6 +40,8 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]
+pub mod exercise;
+#[cfg(feature = "cli")]
 pub mod npy;
 #[cfg(feature = "cli")]
 pub mod report;

@@ -30,6 +30,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             json,
             html,
         } => commands::tour(&g, quick, full, json, html),
+        Command::Exercise { action } => commands::exercise(&g, action),
     }
 }
 

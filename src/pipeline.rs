@@ -67,6 +67,12 @@ pub struct PipelineCache {
     pipelines: Mutex<HashMap<Key, Arc<wgpu::ComputePipeline>>>,
 }
 
+thread_local! {
+    /// Modules replaced by another shader on this thread (a learner's file, `tilekit exercise
+    /// check`), by name: see [`Gpu::with_substitute`].
+    static SUBSTITUTES: std::cell::RefCell<HashMap<String, Shader>> = Default::default();
+}
+
 impl PipelineCache {
     /// Pipelines built so far.
     pub fn len(&self) -> usize {
@@ -116,6 +122,8 @@ impl Gpu {
         entry: &str,
         constants: &[(String, f64)],
     ) -> Result<Arc<wgpu::ComputePipeline>> {
+        let substitute = SUBSTITUTES.with(|m| m.borrow().get(shader.name.as_ref()).cloned());
+        let shader = substitute.as_ref().unwrap_or(shader);
         let mut sorted: Vec<(String, u64)> = constants
             .iter()
             .map(|(k, v)| (k.clone(), v.to_bits()))
@@ -166,5 +174,24 @@ impl Gpu {
     /// Pipelines built so far (for tests of the cache).
     pub fn cached_pipelines(&self) -> usize {
         self.pipelines.len()
+    }
+}
+
+impl Gpu {
+    /// Run `f` with the module named `module` (e.g. `matmul`, `reduce<f32>`) replaced by
+    /// `shader`: every launch this thread makes of that module's entry points inside `f` builds
+    /// them from `shader` instead, with the library's own host code, bindings and constants.
+    /// This is how `tilekit exercise check` runs a learner's file; other threads are not
+    /// affected. `shader` needs a name of its own (pipelines are cached by name).
+    pub fn with_substitute<R>(&self, module: &str, shader: Shader, f: impl FnOnce() -> R) -> R {
+        struct Restore(String);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let _ = SUBSTITUTES.try_with(|m| m.borrow_mut().remove(&self.0));
+            }
+        }
+        SUBSTITUTES.with(|m| m.borrow_mut().insert(module.to_string(), shader));
+        let _restore = Restore(module.to_string());
+        f()
     }
 }

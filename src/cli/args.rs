@@ -72,6 +72,26 @@ pub enum Command {
         #[arg(long, value_name = "FILE.html")]
         html: Option<PathBuf>,
     },
+    /// Exercises: write the lesson's kernel yourself and have it checked.
+    Exercise {
+        /// What to do.
+        #[command(subcommand)]
+        action: ExerciseAction,
+    },
+}
+
+/// `tilekit exercise`'s actions.
+#[derive(Subcommand)]
+pub enum ExerciseAction {
+    /// Every exercise, its starter file and its solution.
+    List,
+    /// Run your WGSL file for exercise NAME at the shapes that catch the classic mistakes.
+    Check {
+        /// The exercise (see `tilekit exercise list`).
+        name: String,
+        /// Your shader: the starter `exercises/NAME.wgsl` with its TODOs done.
+        file: PathBuf,
+    },
 }
 
 /// `tilekit run <kernel>`: one subcommand per registered family command.

@@ -429,3 +429,32 @@ pub fn tour(
 pub fn schema() -> u32 {
     SCHEMA
 }
+
+/// `tilekit exercise list` and `tilekit exercise check NAME FILE`: exit 0 when the learner's
+/// kernel passes, 1 when it computes a wrong answer or does not compile, 2 on bad arguments.
+pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), Fail> {
+    use super::args::ExerciseAction;
+    match action {
+        ExerciseAction::List => {
+            for e in crate::exercise::exercises() {
+                println!(
+                    "{:<18} {}\n{:<18} starter {}, solution {}",
+                    e.name, e.task, "", e.starter, e.solution
+                );
+            }
+            Ok(())
+        }
+        ExerciseAction::Check { name, file } => {
+            let ex = crate::exercise::exercise(&name)?;
+            let source = std::fs::read_to_string(&file).map_err(|e| io_err(&file, e))?;
+            let gpu = g.open()?;
+            let verdict = crate::exercise::check(&gpu, &ex, &source);
+            println!("{}", verdict.render(&ex));
+            if verdict.passed() {
+                Ok(())
+            } else {
+                Err(Fail::Wrong(format!("{name} did not pass")))
+            }
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! Exercises: the learner writes the kernel (`exercises/NAME.wgsl`, a project shader with the
+//! lesson's key lines turned into TODOs) and `tilekit exercise check NAME FILE.wgsl` runs it with
+//! the library's own host code, bindings and planner constants ([`Gpu::with_substitute`]) at
+//! shapes chosen to catch the classic mistakes, against the CPU reference. The answer fits one
+//! screen: passed (with its speed beside tilekit's kernel), or the first wrong element, the shape
+//! that exposed it and a hint naming the likely mistake; a file that does not compile gets naga's
+//! message with the line. The solutions are the project's own shaders.
+
+use crate::kernels::matmul::{self, Variant as Mm};
+use crate::kernels::{histogram, reduce, transpose};
+use crate::pipeline::Shader;
+use crate::{Gpu, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The first element a learner's kernel got wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Its index in the output.
+    pub index: usize,
+    /// What the CPU reference says.
+    pub expected: String,
+    /// What the kernel wrote.
+    pub got: String,
+}
+
+/// Runs one shape: the first wrong element, if any.
+type RunCase = Box<dyn Fn(&Gpu) -> Result<Option<Mismatch>>>;
+
+/// One shape a check runs.
+pub struct Case {
+    /// The shape, as the answer names it (`33×47×29`).
+    pub shape: String,
+    /// Whether it is a multiple of every tile (a failure there is not an edge mistake).
+    pub aligned: bool,
+    run: RunCase,
+}
+
+/// One exercise.
+pub struct Exercise {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// What to do, and the lesson it comes from.
+    pub task: &'static str,
+    /// The starter file, in the repository.
+    pub starter: &'static str,
+    /// Its text (the learner's copy may differ).
+    pub starter_source: &'static str,
+    /// The solution: the project's own shader.
+    pub solution: &'static str,
+    /// Its text.
+    pub solution_source: &'static str,
+    /// The library module the learner's file replaces.
+    pub module: &'static str,
+    /// The hint when a shape that is a multiple of every tile fails.
+    pub hint: &'static str,
+    /// The hint when only a ragged shape fails.
+    pub edge_hint: &'static str,
+    cases: fn() -> Vec<Case>,
+    /// One timed run at a size for comparing speed (seconds).
+    speed: fn(&Gpu) -> Result<f64>,
+}
+
+/// What `check` found.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Every shape matched the reference; the learner's time and tilekit's at the speed size.
+    Passed {
+        /// Shapes run.
+        shapes: Vec<String>,
+        /// (learner's seconds, tilekit's seconds).
+        speed: (f64, f64),
+    },
+    /// naga's message, with the line.
+    DoesNotCompile(String),
+    /// The first wrong element.
+    Wrong {
+        /// The shape that exposed it.
+        shape: String,
+        /// The element.
+        mismatch: Mismatch,
+        /// The likely mistake.
+        hint: String,
+    },
+    /// It compiled but could not run (a wrong entry point or binding, a GPU error).
+    Failed(String),
+}
+
+impl Verdict {
+    /// Whether the learner's kernel passed.
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Passed { .. })
+    }
+
+    /// The one-screen answer.
+    pub fn render(&self, ex: &Exercise) -> String {
+        match self {
+            Verdict::Passed { shapes, speed } => format!(
+                "{}: passed at {}\nspeed: yours {}, tilekit's {} ({:.2}x)",
+                ex.name,
+                shapes.join(", "),
+                crate::cli::units::time(speed.0),
+                crate::cli::units::time(speed.1),
+                speed.1 / speed.0
+            ),
+            Verdict::DoesNotCompile(m) => format!("{}: does not compile\n{m}", ex.name),
+            Verdict::Wrong {
+                shape,
+                mismatch,
+                hint,
+            } => format!(
+                "{}: wrong at {shape}: element {} is {}, expected {}\nhint: {hint}",
+                ex.name, mismatch.index, mismatch.got, mismatch.expected
+            ),
+            Verdict::Failed(m) => format!("{}: could not run: {m}", ex.name),
+        }
+    }
+}
+
+/// Every exercise.
+pub fn exercises() -> Vec<Exercise> {
+    vec![
+        Exercise {
+            name: "tiled-matmul",
+            task: "put back the two barriers of the tiled matmul (PMPP fig 4.16)",
+            starter: "exercises/tiled-matmul.wgsl",
+            starter_source: include_str!("../exercises/tiled-matmul.wgsl"),
+            solution: "shaders/matmul.wgsl",
+            solution_source: include_str!("../shaders/matmul.wgsl"),
+            module: "matmul",
+            hint: "wrong where the shape is a multiple of the tile: a race. Without the first workgroupBarrier() an invocation reads tile elements that others have not stored yet; without the second, a fast invocation overwrites the tile while others still read it (fig 4.16)",
+            edge_hint: "only a ragged shape fails: load 0.0 outside the matrix and store only inside it (fig 4.20)",
+            cases: || {
+                vec![
+                    matmul_case(32, 32, 32, true),
+                    matmul_case(48, 64, 80, true),
+                    matmul_case(33, 47, 29, false),
+                ]
+            },
+            speed: |g| matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }),
+        },
+        Exercise {
+            name: "matmul-bounds",
+            task: "make the tiled matmul right for any M×K×N: boundary checks (PMPP fig 4.20)",
+            starter: "exercises/matmul-bounds.wgsl",
+            starter_source: include_str!("../exercises/matmul-bounds.wgsl"),
+            solution: "shaders/matmul.wgsl",
+            solution_source: include_str!("../shaders/matmul.wgsl"),
+            module: "matmul",
+            hint: "wrong even where the shape is a multiple of the tile: check the tile's index arithmetic (row·K + phase·TILE + tx for A, (phase·TILE + ty)·N + col for B)",
+            edge_hint: "right on multiples of the tile, wrong on a ragged shape: an off-by-one or a missing bounds check at the edge. Load 0.0 where row ≥ M or the k index ≥ K (A), k ≥ K or col ≥ N (B), and store only where row < M and col < N: past the end of a row, C's next row begins (fig 4.20)",
+            cases: || {
+                vec![
+                    matmul_case(32, 32, 32, true),
+                    matmul_case(33, 47, 29, false),
+                    matmul_case(1, 5, 3, false),
+                    matmul_case(17, 16, 15, false),
+                ]
+            },
+            speed: |g| matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }),
+        },
+        Exercise {
+            name: "dynamic-reverse",
+            task: "finish the dynamic reverse: a workgroup array sized by an override constant (Harris, dynamicReverse)",
+            starter: "exercises/dynamic-reverse.wgsl",
+            starter_source: include_str!("../exercises/dynamic-reverse.wgsl"),
+            solution: "shaders/reverse.wgsl",
+            solution_source: include_str!("../shaders/reverse.wgsl"),
+            module: "reverse",
+            hint: "element t of the result must be element N - 1 - t of the input: read the mirrored element of the workgroup array after the barrier",
+            edge_hint: "only some sizes fail: the array is N long, so the mirror of t is N - 1 - t, not N - t",
+            cases: || vec![reverse_case(64), reverse_case(1000), reverse_case(1)],
+            speed: |g| {
+                let data: Vec<u32> = (0..1024).collect();
+                Ok(g.reverse_dynamic(&data)?.1.timing.seconds)
+            },
+        },
+        Exercise {
+            name: "reduction-tree",
+            task: "the workgroup-memory reduction tree (reduceSmem, CUDA basics 5.3): one line is missing",
+            starter: "exercises/reduction-tree.wgsl",
+            starter_source: include_str!("../exercises/reduction-tree.wgsl"),
+            solution: "shaders/reduce.wgsl",
+            solution_source: include_str!("../shaders/reduce.wgsl"),
+            module: "reduce<f32>",
+            hint: "a sum comes out wrong on whole workgroups: a race in the tree. After each halving step every invocation must wait (workgroupBarrier(), uniform control flow) before the next step reads its partner's sum",
+            edge_hint: "only a length that is not a multiple of 256 fails: invocations past the end must contribute the identity (0 for a sum), not read past the input",
+            cases: || vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
+            speed: |g| {
+                let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
+                Ok(g.reduce_with(&data, reduce::Op::Sum, reduce::Variant::Workgroup)?
+                    .1
+                    .timing
+                    .seconds)
+            },
+        },
+        Exercise {
+            name: "padded-transpose",
+            task: "the transpose through a tile padded to TILE + 1 words per row (CUDA Handbook 8.1): fix the read from the tile",
+            starter: "exercises/padded-transpose.wgsl",
+            starter_source: include_str!("../exercises/padded-transpose.wgsl"),
+            solution: "shaders/transpose.wgsl",
+            solution_source: include_str!("../shaders/transpose.wgsl"),
+            module: "transpose",
+            hint: "the output is not the transpose: the tile is stored by rows, so the transposed element of invocation (x, y + j) is read down a column, tile_padded[x · (TILE + 1) + y + j]",
+            edge_hint: "right on multiples of the tile, wrong on a ragged matrix: check the bounds of the store (out_r < cols, out_c < rows)",
+            cases: || vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
+            speed: |g| {
+                let n = if g.is_cpu() { 256 } else { 4096 };
+                let data: Vec<u32> = (0..(n * n) as u32).collect();
+                Ok(g.transpose(&data, n, n, transpose::Variant::Padded, None)?
+                    .1
+                    .timing
+                    .seconds)
+            },
+        },
+        Exercise {
+            name: "histogram",
+            task: "the 256-bin histogram with workgroup atomics (CUDA Handbook 8.1): the merge into the global bins",
+            starter: "exercises/histogram.wgsl",
+            starter_source: include_str!("../exercises/histogram.wgsl"),
+            solution: "shaders/histogram.wgsl",
+            solution_source: include_str!("../shaders/histogram.wgsl"),
+            module: "histogram",
+            hint: "counts are lost: a race between workgroups. Each workgroup must add its counts to the global bins (atomicAdd), not store them over another workgroup's",
+            edge_hint: "only a length that is not a multiple of the workgroup fails: stop at n",
+            cases: || vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
+            speed: |g| {
+                let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
+                Ok(g.histogram_u8(&data, histogram::Variant::Workgroup)?
+                    .1
+                    .timing
+                    .seconds)
+            },
+        },
+    ]
+}
+
+/// The exercise called `name`.
+pub fn exercise(name: &str) -> Result<Exercise> {
+    exercises()
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| crate::Error::Unknown {
+            what: "exercise",
+            got: name.to_string(),
+            choices: exercises().iter().map(|e| e.name.to_string()).collect(),
+        })
+}
+
+/// Check `source` (the learner's WGSL) for `ex` on `gpu`.
+pub fn check(gpu: &Gpu, ex: &Exercise, source: &str) -> Verdict {
+    use wgpu::naga;
+    // naga's own message (with the line) before wgpu sees it.
+    let module = match naga::front::wgsl::parse_str(source) {
+        Ok(m) => m,
+        Err(e) => return Verdict::DoesNotCompile(e.emit_to_string(source)),
+    };
+    let caps = naga::valid::Capabilities::all();
+    if let Err(e) =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module)
+    {
+        return Verdict::DoesNotCompile(e.emit_to_string(source));
+    }
+    // A fresh name per check: the pipeline cache must not hand back another file's kernels.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let shader = Shader {
+        checked: true, // a learner's indices are unproven: keep wgpu's runtime checks
+        ..Shader::owned(
+            format!(
+                "exercise {} #{}",
+                ex.name,
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ),
+            source.to_string(),
+        )
+    };
+    let cases = (ex.cases)();
+    let mut shapes = Vec::new();
+    let mut first_wrong: Option<(usize, Mismatch)> = None;
+    let outcome = gpu.with_substitute(ex.module, shader, || -> Result<()> {
+        for (i, case) in cases.iter().enumerate() {
+            if let Some(m) = (case.run)(gpu)? {
+                first_wrong.get_or_insert((i, m));
+            } else {
+                shapes.push(case.shape.clone());
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        return Verdict::Failed(e.to_string());
+    }
+    if let Some((i, mismatch)) = first_wrong {
+        let case = &cases[i];
+        let aligned_failed = cases
+            .iter()
+            .any(|c| c.aligned && !shapes.contains(&c.shape));
+        let hint = if case.aligned || aligned_failed {
+            ex.hint
+        } else {
+            ex.edge_hint
+        };
+        return Verdict::Wrong {
+            shape: case.shape.clone(),
+            mismatch,
+            hint: hint.to_string(),
+        };
+    }
+    let learner = match gpu.with_substitute(
+        ex.module,
+        Shader {
+            checked: true,
+            ..Shader::owned(
+                format!(
+                    "exercise {} #{}",
+                    ex.name,
+                    NEXT.fetch_add(1, Ordering::Relaxed)
+                ),
+                source.to_string(),
+            )
+        },
+        || fastest(gpu, ex.speed),
+    ) {
+        Ok(t) => t,
+        Err(e) => return Verdict::Failed(e.to_string()),
+    };
+    match fastest(gpu, ex.speed) {
+        Ok(own) => Verdict::Passed {
+            shapes,
+            speed: (learner, own),
+        },
+        Err(e) => Verdict::Failed(e.to_string()),
+    }
+}
+
+/// The fastest of three timed runs (the first also builds the pipelines).
+fn fastest(gpu: &Gpu, speed: fn(&Gpu) -> Result<f64>) -> Result<f64> {
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(speed(gpu)?);
+    }
+    Ok(best)
+}
+
+fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> Option<Mismatch> {
+    if got.len() != want.len() {
+        return Some(Mismatch {
+            index: got.len().min(want.len()),
+            expected: format!("{} elements", want.len()),
+            got: format!("{} elements", got.len()),
+        });
+    }
+    got.iter()
+        .zip(want)
+        .position(|(g, w)| g != w)
+        .map(|i| Mismatch {
+            index: i,
+            expected: want[i].to_string(),
+            got: got[i].to_string(),
+        })
+}
+
+fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
+    Case {
+        shape: format!("{m}×{k}×{n} (TILE=16)"),
+        aligned,
+        run: Box::new(move |g| {
+            let a = crate::cli::random_f32(m * k, 1);
+            let b = crate::cli::random_f32(k * n, 2);
+            let (c, _) = g.matmul_with(&a, &b, (m, k, n), Mm::TILED, Some("TILE=16"))?;
+            let (exact, mag) = matmul::reference(&a, &b, m, k, n);
+            Ok(c.iter().enumerate().find_map(|(i, &v)| {
+                let bound = matmul::f32_bound(k, mag[i]);
+                let err = (v as f64 - exact[i]).abs();
+                (err.is_nan() || err > bound).then(|| Mismatch {
+                    index: i,
+                    expected: format!("{:.6}", exact[i]),
+                    got: format!("{v:.6}"),
+                })
+            }))
+        }),
+    }
+}
+
+fn matmul_speed(g: &Gpu, n: usize) -> Result<f64> {
+    let a = crate::cli::random_f32(n * n, 3);
+    let (_, run) = g.matmul_with(&a, &a, (n, n, n), Mm::TILED, Some("TILE=16"))?;
+    Ok(run.timing.seconds)
+}
+
+fn reverse_case(n: usize) -> Case {
+    Case {
+        shape: format!("N={n}"),
+        aligned: true,
+        run: Box::new(move |g| {
+            let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
+            let (out, _) = g.reverse_dynamic(&data)?;
+            let want: Vec<u32> = data.iter().rev().copied().collect();
+            Ok(first_difference(&out, &want))
+        }),
+    }
+}
+
+/// Small whole numbers as f32: their sums are exact, so the check is exact.
+fn whole_floats(n: usize, seed: u64) -> Vec<f32> {
+    crate::cli::random_f32(n, seed)
+        .iter()
+        .map(|x| (x * 100.0).round())
+        .collect()
+}
+
+fn reduce_case(n: usize, aligned: bool) -> Case {
+    Case {
+        shape: format!("n={n}"),
+        aligned,
+        run: Box::new(move |g| {
+            let data = whole_floats(n, 4);
+            let (sum, _) = g.reduce_with(&data, reduce::Op::Sum, reduce::Variant::Workgroup)?;
+            let want: f64 = data.iter().map(|&x| x as f64).sum();
+            Ok(first_difference(&[sum as f64], &[want]))
+        }),
+    }
+}
+
+fn transpose_case(rows: usize, cols: usize, aligned: bool) -> Case {
+    Case {
+        shape: format!("{rows}×{cols} (TILE=32)"),
+        aligned,
+        run: Box::new(move |g| {
+            let data: Vec<u32> = (0..(rows * cols) as u32).collect();
+            let (out, _) = g.transpose(
+                &data,
+                rows,
+                cols,
+                transpose::Variant::Padded,
+                Some("TILE=32"),
+            )?;
+            let want: Vec<u32> = (0..cols)
+                .flat_map(|c| (0..rows).map(move |r| (r * cols + c) as u32))
+                .collect();
+            Ok(first_difference(&out, &want))
+        }),
+    }
+}
+
+fn bytes(n: usize, seed: u64) -> Vec<u8> {
+    crate::cli::random_f32(n, seed)
+        .iter()
+        .map(|x| ((x + 1.0) * 127.9) as u8)
+        .collect()
+}
+
+fn histogram_case(n: usize, aligned: bool) -> Case {
+    Case {
+        shape: format!("{n} bytes"),
+        aligned,
+        run: Box::new(move |g| {
+            let data = bytes(n, 6);
+            let (bins, _) = g.histogram_u8(&data, histogram::Variant::Workgroup)?;
+            let mut want = [0u32; 256];
+            for &b in &data {
+                want[b as usize] += 1;
+            }
+            Ok(first_difference(&bins, &want).map(|mut m| {
+                m.expected = format!("{} (bin {})", m.expected, m.index);
+                m
+            }))
+        }),
+    }
+}

@@ -9,7 +9,7 @@
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
-use super::support::{self, round4, Output, Types};
+use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -201,18 +201,7 @@ impl Kernel for Coop {
         let Ok(t) = CoopTiling::new(shape, caps, "") else {
             return Vec::new();
         };
-        let mut all = Vec::new();
-        for types in support::types_of(Precision::F16) {
-            let m = module(*types);
-            all.extend(
-                fitting(planner, &t)
-                    .into_iter()
-                    .map(|c| PipelineUse::new(&m, "coop", c)),
-            );
-            all.push(PipelineUse::new(&m, "pad", vec![]));
-            all.push(PipelineUse::new(&m, "sum_splits", vec![]));
-        }
-        all
+        support::pipelines(Precision::F16, module, "coop", fitting(planner, &t))
     }
 
     fn launch(
@@ -228,19 +217,10 @@ impl Kernel for Coop {
             plan.constant("BN"),
             plan.constant("BK"),
         );
-        let shader = module(io.types).shader;
         let Shape { m, k, n } = shape;
         let (k4, n4) = (round4(k), round4(n));
-        let mut steps = Vec::new();
         // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
-        let (padded_a, padded_b) = support::pad_operands(
-            gpu,
-            &shader,
-            Precision::F16,
-            (io.a, io.b),
-            shape,
-            &mut steps,
-        )?;
+        let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
         let mut splits = support::split_k(
@@ -255,11 +235,7 @@ impl Kernel for Coop {
         splits = k4.div_ceil(k_split);
         // One slice stores C directly (the epilogue checks bounds, so no padded columns);
         // several write f32 partials with rows of n4 for `sum_splits`.
-        let out = Output::new(gpu, m, n, if splits == 1 { n } else { n4 }, splits)?;
-        let ld = match out {
-            Output::Direct => n,
-            Output::Partials(_) => n4,
-        };
+        let ld = if splits == 1 { n } else { n4 };
         let params = gpu.uniform(&Params {
             m,
             k: k4,
@@ -272,47 +248,15 @@ impl Kernel for Coop {
             ld,
             _pad: [0; 3],
         });
-        let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
-        let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
-        let (c, main) = match &out {
-            Output::Direct => (io.c, shader.clone()),
-            Output::Partials(p) => (p.bind(), module(io.types.partials()).shader),
-        };
-        steps.push(gpu.step(
+        let (a, b, c, main) = frame.output(gpu, splits, ld)?;
+        let step = gpu.step(
             &main,
             "coop",
             &plan.constants(),
             &[(0, a), (1, b), (2, c), (3, params.bind())],
             tiles as u64 * splits as u64,
-        )?);
-        if let Output::Partials(p) = &out {
-            steps.push(support::sum_splits(
-                gpu,
-                &shader,
-                p.bind(),
-                io.c,
-                (m, n, n4),
-                splits,
-            )?);
-        }
-        let mut tile = plan.choice().label.clone();
-        if splits > 1 {
-            tile += &format!(" split-K {splits}");
-        }
-        if k4 != k || n4 != n {
-            tile += " padded";
-        }
-        let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
-        scratch.extend(padded_a.map(|b| Box::new(b) as _));
-        scratch.extend(padded_b.map(|b| Box::new(b) as _));
-        if let Output::Partials(p) = out {
-            scratch.push(Box::new(p));
-        }
-        Ok(Launch {
-            steps,
-            scratch,
-            tile,
-        })
+        )?;
+        frame.finish(gpu, step, &plan.choice().label)
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

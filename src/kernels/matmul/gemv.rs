@@ -3,7 +3,7 @@
 //! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
 //! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
 
-use super::support::{self, round4, Output, Types};
+use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
@@ -135,18 +135,7 @@ impl Kernel for Gemv {
                 n: 4096,
             },
         };
-        let mut all = Vec::new();
-        for types in support::types_of(self.0) {
-            let m = module(*types);
-            all.extend(
-                fitting(planner, &t)
-                    .into_iter()
-                    .map(|c| PipelineUse::new(&m, "gemv", c)),
-            );
-            all.push(PipelineUse::new(&m, "pad", vec![]));
-            all.push(PipelineUse::new(&m, "sum_splits", vec![]));
-        }
-        all
+        support::pipelines(self.0, module, "gemv", fitting(planner, &t))
     }
 
     fn launch(
@@ -158,14 +147,11 @@ impl Kernel for Gemv {
     ) -> Result<Launch> {
         let plan = plan.expect("the gemv kernel has a plan");
         let wx = plan.constant("WX");
-        let shader = module(io.types).shader;
         let Shape { m, k, n } = shape;
         let (k4, n4) = (round4(k), round4(n));
-        let mut steps = Vec::new();
         // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20),
         // to keep 128-bit loads.
-        let (padded_a, padded_b) =
-            support::pad_operands(gpu, &shader, self.0, (io.a, io.b), shape, &mut steps)?;
+        let mut frame = Frame::new(gpu, module, io, shape)?;
         let col_groups = (n4 / 4).div_ceil(wx);
         let row_blocks = m.div_ceil(MB);
         let groups = col_groups as u64 * row_blocks as u64;
@@ -179,7 +165,6 @@ impl Kernel for Gemv {
         );
         let k_split = k4.div_ceil(splits).div_ceil(4) * 4;
         splits = k4.div_ceil(k_split);
-        let out = Output::new(gpu, m, n, n4, splits)?;
         let params = gpu.uniform(&Params {
             m,
             k: k4,
@@ -190,47 +175,15 @@ impl Kernel for Gemv {
             splits,
             _pad: 0,
         });
-        let a = padded_a.as_ref().map_or(io.a, |b| b.bind());
-        let b = padded_b.as_ref().map_or(io.b, |b| b.bind());
-        let (c, main) = match &out {
-            Output::Direct => (io.c, shader.clone()),
-            Output::Partials(p) => (p.bind(), module(io.types.partials()).shader),
-        };
-        steps.push(gpu.step(
+        let (a, b, c, main) = frame.output(gpu, splits, n4)?;
+        let step = gpu.step(
             &main,
             "gemv",
             &plan.constants(),
             &[(0, a), (1, b), (2, c), (3, params.bind())],
             groups * splits as u64,
-        )?);
-        if let Output::Partials(p) = &out {
-            steps.push(support::sum_splits(
-                gpu,
-                &shader,
-                p.bind(),
-                io.c,
-                (m, n, n4),
-                splits,
-            )?);
-        }
-        let mut tile = plan.choice().label.clone();
-        if splits > 1 {
-            tile += &format!(" split-K {splits}");
-        }
-        if k4 != k || n4 != n {
-            tile += " padded";
-        }
-        let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
-        scratch.extend(padded_a.map(|b| Box::new(b) as _));
-        scratch.extend(padded_b.map(|b| Box::new(b) as _));
-        if let Output::Partials(p) = out {
-            scratch.push(Box::new(p));
-        }
-        Ok(Launch {
-            steps,
-            scratch,
-            tile,
-        })
+        )?;
+        frame.finish(gpu, step, &plan.choice().label)
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

@@ -263,3 +263,126 @@ pub(crate) fn pad_operands(
     };
     Ok((pa, pb))
 }
+
+/// Every pipeline a fast variant with `elem` operands can launch: its `entry` at each of
+/// `configs` (the planner's fitting candidates) and the support passes, for each output type.
+pub(crate) fn pipelines(
+    elem: Precision,
+    module: fn(Types) -> crate::kernels::Module,
+    entry: &str,
+    configs: Vec<Vec<(String, f64)>>,
+) -> Vec<crate::kernels::PipelineUse> {
+    use crate::kernels::PipelineUse;
+    let mut all = Vec::new();
+    for types in types_of(elem) {
+        let m = module(*types);
+        all.extend(
+            configs
+                .iter()
+                .map(|c| PipelineUse::new(&m, entry, c.clone())),
+        );
+        all.push(PipelineUse::new(&m, "pad", vec![]));
+        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+    }
+    all
+}
+
+/// What the fast variants' launches share, around their own main step: A and B padded to rows
+/// of 4 elements where K or N is ragged, the output (C itself, or f32 split-K partials that
+/// `sum_splits` adds into C), and the assembly of the [`super::Launch`].
+pub(crate) struct Frame<'a> {
+    io: super::Operands<'a>,
+    shape: Shape,
+    module: fn(Types) -> crate::kernels::Module,
+    /// The module with the call's element types (padding and the final sum).
+    shader: Shader,
+    steps: Vec<Step>,
+    padded: (Option<Padded>, Option<Padded>),
+    out: Option<Output>,
+    splits: u32,
+}
+
+impl<'a> Frame<'a> {
+    /// Pad the operands of `shape` (a step each, where needed).
+    pub(crate) fn new(
+        gpu: &Gpu,
+        module: fn(Types) -> crate::kernels::Module,
+        io: super::Operands<'a>,
+        shape: Shape,
+    ) -> Result<Frame<'a>> {
+        let shader = module(io.types).shader;
+        let mut steps = Vec::new();
+        let padded = pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps)?;
+        Ok(Frame {
+            io,
+            shape,
+            module,
+            shader,
+            steps,
+            padded,
+            out: None,
+            splits: 1,
+        })
+    }
+
+    /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
+    /// (C directly when there is one slice and `ld` is C's N): A, B, that output, and the module
+    /// to launch the main step from (its output type f32 when it writes partials).
+    pub(crate) fn output(
+        &mut self,
+        gpu: &Gpu,
+        splits: u32,
+        ld: u32,
+    ) -> Result<(Bind<'_>, Bind<'_>, Bind<'_>, Shader)> {
+        let Shape { m, n, .. } = self.shape;
+        self.splits = splits;
+        self.out = Some(Output::new(gpu, m, n, ld, splits)?);
+        let a = self.padded.0.as_ref().map_or(self.io.a, |b| b.bind());
+        let b = self.padded.1.as_ref().map_or(self.io.b, |b| b.bind());
+        Ok(match self.out.as_ref().expect("set above") {
+            Output::Direct => (a, b, self.io.c, self.shader.clone()),
+            Output::Partials(p) => (
+                a,
+                b,
+                p.bind(),
+                (self.module)(self.io.types.partials()).shader,
+            ),
+        })
+    }
+
+    /// The launch: the padding, `main`, the sum of the partials into C; `label` (the plan's
+    /// tile) with the split and the padding said.
+    pub(crate) fn finish(mut self, gpu: &Gpu, main: Step, label: &str) -> Result<super::Launch> {
+        let Shape { m, k, n } = self.shape;
+        let n4 = round4(n);
+        self.steps.push(main);
+        let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+        if let Some(Output::Partials(p)) = &self.out {
+            self.steps.push(sum_splits(
+                gpu,
+                &self.shader,
+                p.bind(),
+                self.io.c,
+                (m, n, n4),
+                self.splits,
+            )?);
+        }
+        let mut tile = label.to_string();
+        if self.splits > 1 {
+            tile += &format!(" split-K {}", self.splits);
+        }
+        if round4(k) != k || n4 != n {
+            tile += " padded";
+        }
+        scratch.extend(self.padded.0.map(|b| Box::new(b) as _));
+        scratch.extend(self.padded.1.map(|b| Box::new(b) as _));
+        if let Some(Output::Partials(p)) = self.out {
+            scratch.push(Box::new(p));
+        }
+        Ok(super::Launch {
+            steps: self.steps,
+            scratch,
+            tile,
+        })
+    }
+}

@@ -295,6 +295,9 @@ pub struct Gpu {
     pub(crate) pools: Pools,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub(crate) polling: Mutex<()>,
+    /// The autotuner's winners for this adapter (bucket, variant, tile), read on first use.
+    #[allow(dead_code)] // read only with the `cli` feature
+    pub(crate) tuning: std::sync::OnceLock<Vec<(String, String, Option<String>)>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -409,6 +412,7 @@ impl Gpu {
             pools: Pools::default(),
             lost,
             polling: Mutex::new(()),
+            tuning: std::sync::OnceLock::new(),
         })
     }
 

@@ -31,6 +31,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             html,
         } => commands::tour(&g, quick, full, json, html),
         Command::Exercise { action } => commands::exercise(&g, action),
+        Command::Tune { quick, json } => commands::tune(&g, quick, json),
     }
 }
 

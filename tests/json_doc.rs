@@ -62,8 +62,11 @@ fn run(args: &str) -> Value {
             }
         })
         .collect();
+    // A cache directory of its own: `tune` writes there, and no user's cache changes a choice.
+    let cache = std::env::temp_dir().join(format!("tilekit-json-doc-cache-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
         .args(&argv)
+        .env("TILEKIT_CACHE_DIR", &cache)
         .output()
         .unwrap();
     let text = if args.contains("FILE") {

@@ -72,6 +72,16 @@ pub enum Command {
         #[arg(long, value_name = "FILE.html")]
         html: Option<PathBuf>,
     },
+    /// Time every matmul candidate that fits on a shape set and keep the winners in the cache
+    /// that `Gpu::choose_matmul` reads (the autotuner).
+    Tune {
+        /// The small shape set (the default on a CPU adapter such as lavapipe).
+        #[arg(long)]
+        quick: bool,
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Exercises: write the lesson's kernel yourself and have it checked.
     Exercise {
         /// What to do.

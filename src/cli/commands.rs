@@ -458,3 +458,69 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
         }
     }
 }
+
+/// `tilekit tune`: every matmul candidate that fits, on the bench's shape set (f32, and f16 where
+/// the adapter has SHADER_F16), the winners written to the cache `Gpu::choose_matmul` reads.
+pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
+    use crate::kernels::matmul::{bench, tune, Precision, Shape};
+    let gpu = g.open()?;
+    let quick = quick || gpu.is_cpu();
+    let mut work: Vec<(Shape, Precision)> = Vec::new();
+    let f32_shapes: &[(usize, usize, usize)] = if quick {
+        &bench::QUICK_SHAPES
+    } else {
+        &bench::SHAPES
+    };
+    for &(m, k, n) in f32_shapes {
+        work.push((Shape::new(m, k, n)?, Precision::F32));
+    }
+    if gpu.has(wgpu::Features::SHADER_F16) {
+        let f16_shapes: &[(usize, usize, usize)] = if quick {
+            &bench::QUICK_SHAPES[..2]
+        } else {
+            &bench::F16_SHAPES
+        };
+        for &(m, k, n) in f16_shapes {
+            work.push((Shape::new(m, k, n)?, Precision::F16));
+        }
+    }
+    let total: usize = work
+        .iter()
+        .map(|(s, p)| tune::candidates(&gpu, *s, *p).len())
+        .sum();
+    let pb = progress(Some(total));
+    let mut results = Vec::new();
+    for (shape, precision) in work {
+        let r = tune::tune_shape(&gpu, shape, precision, |msg| {
+            pb.set_message(msg.to_string());
+            pb.inc(1);
+        })?;
+        results.push(r);
+    }
+    pb.finish_and_clear();
+    let path = tune::save(&gpu, &results)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"schema": schema(), "cache": path.display().to_string(), "tuned": results})
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<24} {:<24} {:>11} {:>11} {:>7}",
+        "bucket", "winner", "time", "planner", "gain"
+    );
+    for r in &results {
+        let w = &r.winner;
+        println!(
+            "{:<24} {:<24} {:>11} {:>11} {:>6.2}x",
+            r.bucket,
+            format!("{} {}", w.variant, w.tile.as_deref().unwrap_or("")),
+            super::units::time(w.seconds),
+            super::units::time(w.planner_seconds),
+            w.planner_seconds / w.seconds
+        );
+    }
+    println!("wrote {}", path.display());
+    Ok(())
+}

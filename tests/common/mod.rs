@@ -12,6 +12,11 @@ use tilekit::{Gpu, GpuOptions};
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
+        // The planner's choices, not whatever `tilekit tune` left in this user's cache.
+        std::env::set_var(
+            "TILEKIT_CACHE_DIR",
+            std::env::temp_dir().join("tilekit-tests-without-a-tuning-cache"),
+        );
         match Gpu::with_options(GpuOptions {
             poison_outputs: true,
             ..Default::default()

@@ -18,11 +18,13 @@ pub mod pipelined;
 pub mod select;
 mod support;
 pub mod tiled;
+#[cfg(feature = "cli")]
+pub mod tune;
 
 pub use support::Types;
 
 #[cfg(feature = "cli")]
-mod bench;
+pub mod bench;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]

@@ -42,6 +42,15 @@ impl Gpu {
                 chosen_by: ChosenBy::Tuner,
             });
         }
+        Ok(Choice {
+            variant: self.planner_choice(shape, precision)?,
+            chosen_by: ChosenBy::Planner,
+        })
+    }
+
+    /// The planner's rules alone (no autotuner): the first variant in the order for shapes like
+    /// this one that fits this adapter.
+    pub fn planner_choice(&self, shape: Shape, precision: Precision) -> Result<Variant> {
         let order: &[Variant] = match precision {
             // A few rows of A: the product is bound by reading B once (the small-M kernel).
             Precision::F32 if shape.m <= GEMV_MAX_M => &[
@@ -66,12 +75,7 @@ impl Gpu {
         let mut why = Vec::new();
         for v in order {
             match self.matmul_plan(*v, shape, None, None) {
-                Ok(_) => {
-                    return Ok(Choice {
-                        variant: *v,
-                        chosen_by: ChosenBy::Planner,
-                    })
-                }
+                Ok(_) => return Ok(*v),
                 Err(e) => why.push(format!("{v}: {e}")),
             }
         }
@@ -82,13 +86,40 @@ impl Gpu {
         })
     }
 
+    /// The autotuner's winner for this shape's bucket on this adapter, if `tilekit tune` measured
+    /// one (read once per `Gpu` from the cache file; the `cli` feature's).
+    fn tuned(&self, shape: Shape, precision: Precision) -> Option<(Variant, Option<String>)> {
+        #[cfg(feature = "cli")]
+        {
+            let table = self.tuning.get_or_init(|| {
+                super::tune::load(self)
+                    .into_iter()
+                    .map(|(bucket, w)| (bucket, w.variant, w.tile))
+                    .collect()
+            });
+            let key = super::tune::bucket(shape, precision);
+            let (_, name, tile) = table.iter().find(|(b, _, _)| *b == key)?;
+            let v = Variant::parse(name).ok()?;
+            // A winner this adapter can no longer plan (a changed limit) is passed over.
+            self.matmul_plan(v, shape, tile.as_deref(), None).ok()?;
+            Some((v, tile.clone()))
+        }
+        #[cfg(not(feature = "cli"))]
+        {
+            let _ = (shape, precision);
+            None
+        }
+    }
+
     /// The autotuner's variant for this shape, if it measured one.
-    pub(crate) fn tuned_variant(&self, _shape: Shape, _precision: Precision) -> Option<Variant> {
-        None
+    pub(crate) fn tuned_variant(&self, shape: Shape, precision: Precision) -> Option<Variant> {
+        self.tuned(shape, precision).map(|t| t.0)
     }
 
     /// The autotuner's tile for `variant` at this shape, if it measured one.
-    pub(crate) fn tuned_tile(&self, _shape: Shape, _variant: Variant) -> Option<String> {
-        None
+    pub(crate) fn tuned_tile(&self, shape: Shape, variant: Variant) -> Option<String> {
+        self.tuned(shape, variant.kernel().precision())
+            .filter(|t| t.0 == variant)
+            .and_then(|t| t.1)
     }
 }

@@ -1,0 +1,288 @@
+//! The autotuner (`tilekit tune`): for each shape of a shape set, every fast variant the adapter
+//! runs at that precision and every candidate tile the planner says fits, timed (median after a
+//! timed warm-up, GPU timestamps where available) and checked on sampled elements against f64;
+//! the winner per shape bucket is kept in a versioned cache file under the user's cache
+//! directory, keyed by the adapter (name, backend, driver). [`Gpu::choose_matmul`] takes the
+//! cached winner for a bucket when there is one (`chosen_by: tuner` in `run --json`), the
+//! planner's rules otherwise. A corrupt, foreign or stale file is ignored with a warning.
+//!
+//! The lesson kernels (naive, tiled) are not candidates: they teach, they never win.
+
+use super::{f32_bound, verify_sampled, Precision, Shape, Variant};
+use crate::{Error, Gpu, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The cache file's format version; a file with another is ignored (and rewritten by `tune`).
+pub const VERSION: u32 = 1;
+
+/// One bucket's winner.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Winner {
+    /// The variant's name.
+    pub variant: String,
+    /// The planner candidate's label (`None` for a variant with no tile).
+    pub tile: Option<String>,
+    /// Its median time at the tuned shape, seconds.
+    pub seconds: f64,
+    /// The planner's own choice at that shape, seconds (what tuning gained).
+    pub planner_seconds: f64,
+    /// The shape it was measured at.
+    pub shape: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    /// Adapter key → bucket → winner.
+    adapters: BTreeMap<String, BTreeMap<String, Winner>>,
+}
+
+/// Where the cache lives: `$TILEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/tilekit`, else
+/// `~/.cache/tilekit`; the file is `tune.json`.
+pub fn cache_path() -> Option<PathBuf> {
+    let dir = std::env::var_os("TILEKIT_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("tilekit")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tilekit")))?;
+    Some(dir.join("tune.json"))
+}
+
+/// The adapter as the cache knows it: name, backend, driver and its version.
+pub fn adapter_key(gpu: &Gpu) -> String {
+    let s = &gpu.summary;
+    format!(
+        "{} | {} | {} {}",
+        s.name, s.backend, s.driver, s.driver_info
+    )
+}
+
+/// The bucket of a shape: each dimension rounded up to a power of two, and the precision
+/// (`f32 m4096 k4096 n4096`; M = 1 stays 1, so matrix-vector products get their own buckets).
+pub fn bucket(shape: Shape, precision: Precision) -> String {
+    let p = |x: u32| x.next_power_of_two();
+    format!(
+        "{} m{} k{} n{}",
+        match precision {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+        },
+        p(shape.m),
+        p(shape.k),
+        p(shape.n)
+    )
+}
+
+fn read(path: &std::path::Path) -> std::result::Result<CacheFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let file: CacheFile = serde_json::from_str(&text).map_err(|e| format!("not a cache: {e}"))?;
+    if file.version != VERSION {
+        return Err(format!(
+            "format version {} (this tilekit reads {VERSION}; `tilekit tune` rewrites it)",
+            file.version
+        ));
+    }
+    Ok(file)
+}
+
+/// This adapter's winners from the cache file, or none (with a warning on stderr when a file
+/// exists but cannot be used).
+pub(crate) fn load(gpu: &Gpu) -> Vec<(String, Winner)> {
+    let Some(path) = cache_path() else {
+        return Vec::new();
+    };
+    if !path.exists() {
+        return Vec::new();
+    }
+    match read(&path) {
+        Ok(mut f) => f
+            .adapters
+            .remove(&adapter_key(gpu))
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        Err(e) => {
+            eprintln!("warning: ignoring the tuning cache {}: {e}", path.display());
+            Vec::new()
+        }
+    }
+}
+
+/// One timed candidate.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trial {
+    /// The shape.
+    pub shape: Shape,
+    /// The variant.
+    pub variant: Variant,
+    /// The tile (`None`: the variant has none).
+    pub tile: Option<String>,
+    /// Median seconds.
+    pub seconds: f64,
+    /// Sampled elements matched f64.
+    pub verified: bool,
+}
+
+/// What tuning one shape found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Tuned {
+    /// The bucket.
+    pub bucket: String,
+    /// Every candidate timed.
+    pub trials: Vec<Trial>,
+    /// The winner.
+    pub winner: Winner,
+}
+
+/// The fast variants at `precision`, in the order they are tried.
+fn contenders(precision: Precision) -> Vec<Variant> {
+    Variant::all()
+        .filter(|v| v.kernel().precision() == precision)
+        .filter(|v| *v != Variant::NAIVE && *v != Variant::TILED)
+        .collect()
+}
+
+/// Every (variant, tile) the adapter can run for `shape`.
+pub fn candidates(gpu: &Gpu, shape: Shape, precision: Precision) -> Vec<(Variant, Option<String>)> {
+    let mut all = Vec::new();
+    for v in contenders(precision) {
+        if gpu.matmul_plan(v, shape, None, None).is_err() {
+            continue;
+        }
+        match v.kernel().tiling(shape, &super::Caps::of(gpu)) {
+            Ok(Some(t)) => all.extend(
+                gpu.planner()
+                    .analyse(t.as_ref())
+                    .into_iter()
+                    .filter(|c| c.refused.is_none())
+                    .map(|c| (v, Some(c.label))),
+            ),
+            Ok(None) => all.push((v, None)),
+            Err(_) => {}
+        }
+    }
+    all
+}
+
+/// Time every candidate for `shape` (calling `progress` before each) and return the winner.
+pub fn tune_shape(
+    gpu: &Gpu,
+    shape: Shape,
+    precision: Precision,
+    mut progress: impl FnMut(&str),
+) -> Result<Tuned> {
+    let (m, k, n) = shape.dims();
+    let a = crate::cli::random_f32(m * k, 21);
+    let b = crate::cli::random_f32(k * n, 22);
+    // f16 operands hold the f32 values rounded, and the reference uses the rounded values.
+    let round =
+        |v: &[f32]| -> Vec<half::f16> { v.iter().map(|&x| half::f16::from_f32(x)).collect() };
+    let (a16, b16) = (round(&a), round(&b));
+    let widen = |v: &[half::f16]| -> Vec<f32> { v.iter().map(|x| x.to_f32()).collect() };
+    let (ar, br) = match precision {
+        Precision::F32 => (a.clone(), b.clone()),
+        Precision::F16 => (widen(&a16), widen(&b16)),
+    };
+    let bound = |k: usize, mag: f64| match precision {
+        Precision::F32 => f32_bound(k, mag),
+        Precision::F16 => f32_bound(k, mag) + 2f64.powi(-11) * mag,
+    };
+    let time = |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
+        let (seconds, c) = match precision {
+            Precision::F32 => {
+                let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
+                let dc = gpu.alloc::<f32>("C", m * n)?;
+                let run = gpu.steady(
+                    || gpu.matmul_on_device(&da, &db, &dc, shape, v, tile),
+                    |r| r.timing.seconds,
+                )?;
+                (run.timing.seconds, gpu.read(&dc)?)
+            }
+            Precision::F16 => {
+                let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
+                let dc = gpu.alloc::<half::f16>("C", m * n)?;
+                let run = gpu.steady(
+                    || gpu.matmul_on_device(&da, &db, &dc, shape, v, tile),
+                    |r| r.timing.seconds,
+                )?;
+                (run.timing.seconds, widen(&gpu.read(&dc)?))
+            }
+        };
+        let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
+        Ok((seconds, ok))
+    };
+    let mut trials = Vec::new();
+    for (v, tile) in candidates(gpu, shape, precision) {
+        progress(&format!(
+            "{shape} {v}{}",
+            tile.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ));
+        let (seconds, verified) = time(v, tile.as_deref())?;
+        trials.push(Trial {
+            shape,
+            variant: v,
+            tile,
+            seconds,
+            verified,
+        });
+    }
+    let planner = {
+        let choice = gpu.planner_choice(shape, precision)?;
+        let tile = gpu
+            .matmul_plan(choice, shape, None, None)?
+            .map(|p| p.choice().label.clone());
+        trials
+            .iter()
+            .find(|t| t.variant == choice && t.tile == tile)
+            .map(|t| t.seconds)
+            .map_or_else(|| time(choice, tile.as_deref()).map(|r| r.0), Ok)?
+    };
+    let best = trials
+        .iter()
+        .filter(|t| t.verified)
+        .min_by(|x, y| x.seconds.total_cmp(&y.seconds))
+        .ok_or_else(|| Error::Verification {
+            what: format!("every matmul candidate at {shape}"),
+            detail: "no candidate matched the f64 reference".into(),
+        })?;
+    Ok(Tuned {
+        bucket: bucket(shape, precision),
+        winner: Winner {
+            variant: best.variant.name().to_string(),
+            tile: best.tile.clone(),
+            seconds: best.seconds,
+            planner_seconds: planner,
+            shape: shape.to_string(),
+        },
+        trials,
+    })
+}
+
+/// Add `results` to the cache file for this adapter (other adapters' entries are kept; a
+/// corrupt or stale file is replaced). Returns the path written.
+pub fn save(gpu: &Gpu, results: &[Tuned]) -> Result<PathBuf> {
+    let path = cache_path().ok_or_else(|| {
+        Error::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
+    })?;
+    let mut file = read(&path).unwrap_or(CacheFile {
+        version: VERSION,
+        ..Default::default()
+    });
+    let entry = file.adapters.entry(adapter_key(gpu)).or_default();
+    for r in results {
+        entry.insert(r.bucket.clone(), r.winner.clone());
+    }
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_string_pretty(&file).map_err(|e| Error::Usage(e.to_string()))?;
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(path)
+}

@@ -485,8 +485,8 @@ impl Gpu {
         };
         let launch = k.launch(self, io, shape, plan.as_ref())?;
         let (timing, data) = if read {
-            let (t, bytes) = self.execute_and_read(&launch.steps, c.raw(), c.bytes())?;
-            (t, Some(bytemuck::pod_collect_to_vec::<u8, O>(&bytes)))
+            let (t, data) = self.execute_and_read_as::<O>(&launch.steps, c.raw(), c.bytes())?;
+            (t, Some(data))
         } else {
             (self.execute(&launch.steps)?, None)
         };

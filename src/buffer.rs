@@ -222,7 +222,9 @@ impl Gpu {
     /// Read a buffer back to the host: one copy into a pooled staging buffer, one submission,
     /// one wait (with the GPU timeout).
     pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        Ok(self.execute_and_read_as::<T>(&[], buf.raw(), buf.bytes())?.1)
+        Ok(self
+            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes())?
+            .1)
     }
 
     /// Overwrite every word of `buf` with [`POISON`], so that an element a kernel fails to write

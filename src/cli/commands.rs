@@ -197,14 +197,46 @@ pub fn plan(
     };
     let (plan, lim, profile, source) =
         plan_for(kernel, sizes, limits, g.profile.as_deref(), gpu.as_ref())?;
+    // For a matmul on this adapter: what a call of this shape gets, and who chose it (the
+    // autotuner's cache or the planner's rules).
+    let call = match (&gpu, kernel.ends_with("matmul"), plan.sizes.as_slice()) {
+        (Some(gpu), true, [(_, m), (_, k), (_, n)]) => {
+            use crate::kernels::matmul::{select::ChosenBy, Precision, Shape};
+            let shape = Shape::new(*m as usize, *k as usize, *n as usize)?;
+            let c = gpu.choose_matmul(shape, Precision::F32)?;
+            let tile = match c.chosen_by {
+                ChosenBy::Tuner => gpu.tuned_tile(shape, c.variant),
+                _ => gpu
+                    .matmul_plan(c.variant, shape, None, None)?
+                    .map(|p| p.choice().label.clone()),
+            };
+            Some(json!({"variant": c.variant, "tile": tile, "chosen_by": c.chosen_by}))
+        }
+        _ => None,
+    };
     if json {
         let mut m = Map::new();
         m.insert("limits_of".into(), json!(source));
         m.insert("limits".into(), json!(lim));
         m.insert("profile".into(), json!(profile));
         m.insert("plan".into(), json!(plan));
+        if let Some(c) = &call {
+            m.insert("call".into(), c.clone());
+        }
         print_json(m);
     } else {
+        if let Some(c) = &call {
+            println!(
+                "a call of this shape gets {} {} (chosen by the {})\n",
+                c["variant"].as_str().unwrap_or(""),
+                c["tile"].as_str().unwrap_or(""),
+                if c["chosen_by"] == "tuner" {
+                    "autotuner's cache"
+                } else {
+                    "planner's rules"
+                }
+            );
+        }
         println!(
             "{} {} under {source}: max_compute_workgroup_storage_size {} B, max_compute_invocations_per_workgroup {}\nprofile {}: {}\n\n{}",
             plan.kernel,

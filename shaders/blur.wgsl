@@ -62,6 +62,7 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
          @builtin(local_invocation_id) lid: vec3<u32>) {
     let o = origin(wid, nwg);
     let r = i32(BLUR_SIZE);
+    // [lesson] the lines the tour quotes
     // Stage the tile and its halo; pixels outside the image are never read back (see below).
     for (var e = li; e < SIDE * SIDE; e += TILE * TILE) {
         let x = i32(o.x) + i32(e % SIDE) - r;
@@ -73,6 +74,7 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
         halo[e] = v;
     }
     workgroupBarrier();
+    // [/lesson]
     let col = i32(o.x + lid.x);
     let row = i32(o.y + lid.y);
     if (inside(col, row)) {

@@ -5,6 +5,7 @@
 // i32, an f32 and four bytes, through the three parts.
 
 override N: u32 = 64u;  // records; the pool is N words of i32, N of f32, N of packed bytes
+// [lesson] the lines the tour quotes
 var<workgroup> pool: array<u32, 3u * N>;
 
 @group(0) @binding(0) var<storage, read> ints: array<i32>;
@@ -17,6 +18,7 @@ var<workgroup> pool: array<u32, 3u * N>;
 fn int_part(i: u32) -> u32 { return i; }
 fn float_part(i: u32) -> u32 { return N + i; }
 fn char_word(i: u32) -> u32 { return 2u * N + i; }
+// [/lesson]
 
 // Byte b (0 .. 4N) of the char part.
 fn char_at(b: u32) -> u32 {

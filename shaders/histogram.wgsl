@@ -39,6 +39,7 @@ fn workgroup_atomics(@builtin(workgroup_id) wid: vec3<u32>,
     workgroupBarrier();
     if (g < params.groups) {
         for (var v = g * WG + lid; v < params.n; v += params.groups * WG) {
+            // [lesson] the lines the tour quotes
             atomicAdd(&local_bins[bin_of(v)], 1u);
         }
     }
@@ -47,6 +48,7 @@ fn workgroup_atomics(@builtin(workgroup_id) wid: vec3<u32>,
         let count = atomicLoad(&local_bins[b]);
         if (count > 0u) {
             atomicAdd(&bins[b], count);
+            // [/lesson]
         }
     }
 }

@@ -60,6 +60,7 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
     let col = (t % p.tiles_x) * TILE + tx;
     var acc = 0.0;
     let phases = (p.k + TILE - 1u) / TILE;
+    // [lesson] the lines the tour quotes
     for (var ph = 0u; ph < phases; ph++) {
         // Fig 4.20: load 0.0 outside the matrix, so partial tiles add nothing.
         let ak = ph * TILE + tx;
@@ -80,6 +81,7 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
             acc += mds[ty * TILE + kk] * nds[kk * TILE + tx];
         }
         // Second barrier: nobody overwrites the tile while others still read it (write-after-read).
+        // [/lesson]
         workgroupBarrier();
     }
     // Fig 4.20: store only inside C.

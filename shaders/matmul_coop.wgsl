@@ -184,6 +184,7 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         }
         let abase = cur * BM * AS + sub_row * AS;
         let bbase = cur * BK * BS + sub_col;
+        // [lesson] the lines the tour quotes
         for (var kf = 0u; kf < BK / FRAG; kf++) {
             let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG], AS);
             let fa1 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + FRAG * AS + kf * FRAG], AS);
@@ -201,6 +202,7 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
             acc1_3 = coopMultiplyAdd(fa1, fb3, acc1_3);
         }
         if (more) {
+        // [/lesson]
             for (var i = 0u; i < loads_a; i++) {
                 store_a(1u - cur, me, i, pa[i]);
             }

@@ -181,6 +181,7 @@ fn gather_any(g: u32, lid: u32) -> Elem {
 var<workgroup> dyn_data: array<Elem, WG>;
 
 @compute @workgroup_size(WG)
+// [lesson] the lines the tour quotes
 fn dynamic_tree(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
@@ -194,6 +195,7 @@ fn dynamic_tree(@builtin(workgroup_id) wid: vec3<u32>,
         workgroupBarrier();
     }
     if (lid == 0u && g < params.groups) {
+    // [/lesson]
         output[g] = dyn_data[0];
     }
 }

@@ -31,6 +31,7 @@ fn static_reverse(@builtin(local_invocation_index) t: u32) {
 // ---- dynamic: `extern __shared__ int s[]` sized by the launch's third parameter; here an
 // override constant N, set at pipeline creation from the requested size after the planner has
 // checked it against the adapter's limits.
+// [lesson] the lines the tour quotes
 override N: u32 = 64u;
 var<workgroup> s_dyn: array<u32, N>;
 var<workgroup> s_block: array<Elem, N>;
@@ -40,6 +41,7 @@ fn dynamic_reverse(@builtin(local_invocation_index) t: u32) {
     s_dyn[t] = data[t];
     workgroupBarrier();
     data[t] = s_dyn[N - 1u - t];
+    // [/lesson]
 }
 
 // ---- block reverse of any n over many workgroups: workgroup g reads block g coalesced, reverses

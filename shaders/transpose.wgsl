@@ -20,8 +20,10 @@ struct Params {
 override TILE: u32 = 32u;
 override ROWS: u32 = 8u;
 
+// [lesson] the lines the tour quotes
 var<workgroup> tile: array<Elem, TILE * TILE>;
 var<workgroup> tile_padded: array<Elem, TILE * (TILE + 1u)>;
+// [/lesson]
 
 fn origin(wid: vec3<u32>, nwg: vec3<u32>) -> vec2<u32> {
     let t = wid.x + wid.y * nwg.x;

@@ -37,6 +37,7 @@ fn copy_scalar(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 @compute @workgroup_size(WG)
+// [lesson] the lines the tour quotes
 fn copy_vec4(@builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
@@ -45,6 +46,7 @@ fn copy_vec4(@builtin(workgroup_id) wid: vec3<u32>,
     if (g < params.groups) {
         for (var i = g * WG + lid; i < n4; i += params.groups * WG) {
             dst4[i] = src4[i];
+            // [/lesson]
         }
     }
 }

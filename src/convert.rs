@@ -2,7 +2,7 @@
 //! compute ([`Gpu::matmul_f16`]) without converting on the host.
 
 use crate::buffer::DeviceBuffer;
-use crate::launch::Timing;
+use crate::launch::{Step, Timing};
 use crate::pipeline::Shader;
 use crate::{Error, Gpu, Result};
 use half::f16;
@@ -27,17 +27,24 @@ impl Gpu {
     /// beyond ±65,504 have no f16: check host data before uploading it (as
     /// [`Gpu::matmul_f16`] does).
     pub fn to_f16(&self, src: &DeviceBuffer<f32>) -> Result<(DeviceBuffer<f16>, Timing)> {
+        let (dst, step) = self.to_f16_step(src)?;
+        Ok((dst, self.execute(&[step])?))
+    }
+
+    /// The step of [`Gpu::to_f16`] and the buffer it writes, to record in front of other work
+    /// (one submission for a whole f16-compute call).
+    pub(crate) fn to_f16_step(&self, src: &DeviceBuffer<f32>) -> Result<(DeviceBuffer<f16>, Step)> {
         let n = elements(src.len())?;
         let dst = self.alloc::<f16>("f16 copy", src.len())?;
         let params = self.uniform(&[n, 0, 0, 0]);
-        let t = self.launch(
+        let step = self.step(
             &CONVERT,
             "to_f16",
             &[],
             &[(0, src.bind()), (1, dst.bind()), (2, params.bind())],
             (n as u64).div_ceil(2).div_ceil(CONVERT_WG),
         )?;
-        Ok((dst, t))
+        Ok((dst, step))
     }
 
     /// `src` widened to f32 (exact), in a new device buffer, and the time it took.

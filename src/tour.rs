@@ -88,16 +88,21 @@ impl Report {
         self.lines.push(s);
     }
 
-    /// Quote the lines of `source` (a shader file named `file`) between the line containing
-    /// `from` and the line containing `to`, inclusive: the few lines that carry the lesson.
-    pub fn quote(&mut self, file: &str, source: &str, from: &str, to: &str) {
+    /// Quote the lines of `source` (a shader file named `file`) between its `// [lesson]` and
+    /// `// [/lesson]` comments: the few lines that carry the lesson, marked in the shader itself
+    /// so that no WGSL is copied into Rust.
+    pub fn quote(&mut self, file: &str, source: &str) {
         let lines: Vec<&str> = source.lines().collect();
-        if let Some(a) = lines.iter().position(|l| l.contains(from)) {
-            let b = lines[a..]
-                .iter()
-                .position(|l| l.contains(to))
-                .map_or(a, |i| a + i);
-            self.excerpt = Some((file.to_string(), a + 1, lines[a..=b].join("\n")));
+        let begin = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("// [lesson]"));
+        let end = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("// [/lesson]"));
+        if let (Some(a), Some(b)) = (begin, end) {
+            if a + 1 < b {
+                self.excerpt = Some((file.to_string(), a + 2, lines[a + 1..b].join("\n")));
+            }
         }
     }
 

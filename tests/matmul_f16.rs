@@ -249,7 +249,6 @@ fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
         let b = random_f32(k * n, 80 + i as u64);
         let (c, run) = g.matmul_f16(&a, &b, (m, k, n), None, None).unwrap();
         assert_eq!(run.precision, Precision::F16);
-        assert!(run.conversion_seconds.is_some());
         let (exact, mag) = reference(&a, &b, m, k, n);
         for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
             let bound = f32_bound(k, *mg) + f16_input_bound(*mg);

@@ -205,7 +205,7 @@ pub fn plan(
             let shape = Shape::new(*m as usize, *k as usize, *n as usize)?;
             let c = gpu.choose_matmul(shape, Precision::F32)?;
             let tile = match c.chosen_by {
-                ChosenBy::Tuner => gpu.tuned_tile(shape, c.variant),
+                ChosenBy::Tuner => c.tile.clone(),
                 _ => gpu
                     .matmul_plan(c.variant, shape, None, None)?
                     .map(|p| p.choice().label.clone()),

@@ -21,8 +21,6 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/blur.wgsl",
         include_str!("../../../shaders/blur.wgsl"),
-        "// Stage the tile and its halo;",
-        "workgroupBarrier();",
     );
     let (w, h) = size.pick((97, 61), (4096, 4096));
     let img = rand_f32(w * h, 9);

@@ -19,8 +19,6 @@ pub fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     r.quote(
         "shaders/carve.wgsl",
         include_str!("../../../shaders/carve.wgsl"),
-        "var<workgroup> pool",
-        "fn char_word(",
     );
     let n = 64usize;
     let ints: Vec<i32> = (0..n as i32).map(|i| i * -3).collect();

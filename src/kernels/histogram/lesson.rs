@@ -22,8 +22,6 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/histogram.wgsl",
         include_str!("../../../shaders/histogram.wgsl"),
-        "atomicAdd(&local_bins[bin_of(v)], 1u);",
-        "atomicAdd(&bins[b], count);",
     );
     let n = size.pick(1 << 20, 256 << 20);
     let mut rng = StdRng::seed_from_u64(7);

@@ -3,7 +3,7 @@
 //! with the variant the library chooses for each, so that the whole call is judged where users
 //! call it (BENCHMARKS.md compares each with cuBLAS).
 
-use super::{f32_bound, verify_sampled, Precision, Shape, Variant};
+use super::{f16_bound, f32_bound, verify_sampled, Precision, Shape, Variant};
 use crate::bench::{rand_f32, Bench, Bound};
 use crate::buffer::DeviceBuffer;
 use crate::{Gpu, Result};
@@ -95,7 +95,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                         &dc,
                         shape,
                         choice.variant,
-                        None,
+                        choice.tile.as_deref(),
                         choice.chosen_by,
                     )?;
                     let ok = !check || {
@@ -158,12 +158,6 @@ pub const F16_SHAPES: [(usize, usize, usize); 7] = [
     (128, 4096, 4096),
     (2048, 2048, 2048),
 ];
-
-/// An f16 error bound for a sampled element: f32 accumulation, and C rounded to f16 (2⁻¹¹
-/// relative; |C| <= Σ|a·b|).
-fn f16_bound(k: usize, magnitude: f64) -> f64 {
-    f32_bound(k, magnitude) + 2f64.powi(-11) * magnitude
-}
 
 /// f16 operands for an M×K×N product (the values as f32 too, for the reference).
 struct F16Operands {
@@ -262,7 +256,7 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
                     &ops.dc,
                     shape,
                     choice.variant,
-                    None,
+                    choice.tile.as_deref(),
                     choice.chosen_by,
                 )?;
                 let ok = !check || ops.verify(gpu, (m, k, n))?;

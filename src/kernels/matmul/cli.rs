@@ -158,18 +158,15 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         _ if compute_f16 => Precision::F16,
         _ => Precision::F32,
     };
-    let (variant, chosen_by) = match &args.variant {
-        Some(s) => (Variant::parse(s)?, ChosenBy::Caller),
+    let (variant, chosen_by, tuned_tile) = match &args.variant {
+        Some(s) => (Variant::parse(s)?, ChosenBy::Caller, None),
         None => {
             let c = gpu.choose_matmul(shape, precision)?;
-            (c.variant, c.chosen_by)
+            (c.variant, c.chosen_by, c.tile)
         }
     };
     // The autotuner's tile goes with its variant, unless the caller forced one.
-    let tile = args.tile.clone().or_else(|| match chosen_by {
-        ChosenBy::Tuner => gpu.tuned_tile(shape, variant),
-        _ => None,
-    });
+    let tile = args.tile.clone().or(tuned_tile);
     let (c, mut run) = match precision {
         Precision::F16 if compute_f16 => {
             gpu.matmul_f16(&av, &bv, (mm, kk, nn), Some(variant), tile.as_deref())?

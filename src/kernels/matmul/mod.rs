@@ -10,6 +10,7 @@
 //! launches and how many global loads it makes. Tests: `tests/matmul.rs`. Lessons: `lesson.rs`
 //! (examples `02_tiled_matmul`, `03_tile_from_limits`).
 
+mod api;
 pub mod blocked;
 pub mod coop;
 pub mod gemv;
@@ -20,6 +21,9 @@ mod support;
 pub mod tiled;
 #[cfg(feature = "cli")]
 pub mod tune;
+mod verify;
+
+pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verify_sampled};
 
 pub use support::Types;
 
@@ -31,7 +35,6 @@ mod cli;
 pub mod lesson;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
-use crate::buffer::DeviceBuffer;
 use crate::gpu::CoopConfig;
 use crate::launch::{Step, Timing};
 use crate::plan::{Plan, Planner, Tiling};
@@ -321,12 +324,9 @@ pub struct MatmulRun {
     /// Compute-to-global-memory-access ratio, FLOPs per element loaded (PMPP 4.2: 1.0 for
     /// naive).
     pub ratio: f64,
-    /// The measured time.
+    /// The measured time: every pass of the call (padding, split-K sum, and for f16 compute of
+    /// f32 data the two conversions, recorded in the same submission).
     pub timing: Timing,
-    /// Time spent converting f32 operands to f16 on the GPU before the product (f16 compute
-    /// of f32 data), outside `timing`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub conversion_seconds: Option<f64>,
 }
 
 impl MatmulRun {
@@ -349,363 +349,6 @@ pub(crate) struct Params {
     pub k: u32,
     pub n: u32,
     pub tiles_x: u32,
-}
-
-impl Gpu {
-    fn check_lengths(&self, shape: Shape, lens: [usize; 3]) -> Result<()> {
-        let Shape { m, k, n } = shape;
-        for ((what, r, c), len) in [("A", m, k), ("B", k, n), ("C", m, n)]
-            .into_iter()
-            .zip(lens)
-        {
-            let expected = r as usize * c as usize;
-            if len != expected {
-                return Err(Error::mismatch(
-                    format!("matrix {what} length for {r}×{c}"),
-                    expected,
-                    len,
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The plan `variant` launches `shape` with: `tile` forced by label, else the autotuner's
-    /// cached choice when it picked this variant, else the planner's.
-    pub(crate) fn matmul_plan(
-        &self,
-        variant: Variant,
-        shape: Shape,
-        tile: Option<&str>,
-        tuned: Option<&str>,
-    ) -> Result<Option<Plan>> {
-        let k = variant.kernel();
-        self.require(k.needs(), &format!("the {} matmul", k.name()))?;
-        let Some(tiling) = k.tiling(shape, &Caps::of(self))? else {
-            if let Some(t) = tile {
-                return Err(Error::Usage(format!(
-                    "the {} matmul has no tile to choose (got --tile {t})",
-                    k.name()
-                )));
-            }
-            return Ok(None);
-        };
-        let planner = self.planner();
-        Ok(Some(match (tile, tuned) {
-            (Some(t), _) => planner.plan_forced(tiling.as_ref(), t)?,
-            (None, Some(t)) => planner
-                .plan_tuned(tiling.as_ref(), t)
-                .or_else(|_| planner.plan(tiling.as_ref()))?,
-            (None, None) => planner.plan(tiling.as_ref())?,
-        }))
-    }
-
-    /// C = A·B on device buffers (no readback), writing `c`. `tile` forces a planner candidate
-    /// by label (e.g. `TILE=8`); `None` lets the planner (or the autotuner's cache) choose.
-    pub fn matmul_on_device<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-        variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<MatmulRun> {
-        self.matmul_chosen(a, b, c, shape, variant, tile, select::ChosenBy::Caller)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn matmul_chosen<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-        variant: Variant,
-        tile: Option<&str>,
-        chosen_by: select::ChosenBy,
-    ) -> Result<MatmulRun> {
-        Ok(self
-            .matmul_submit(a, b, c, shape, variant, tile, chosen_by, false)?
-            .0)
-    }
-
-    /// C = A·B on device buffers with the variant chosen for `shape`, and C read back in the same
-    /// submission (one wait per call: the least a whole call can cost).
-    pub fn matmul_read<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        let choice = self.choose_matmul(shape, T::PRECISION)?;
-        let (run, data) =
-            self.matmul_submit(a, b, c, shape, choice.variant, None, choice.chosen_by, true)?;
-        Ok((data.unwrap_or_default(), run))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn matmul_submit<T: Element, O: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<O>,
-        shape: Shape,
-        variant: Variant,
-        tile: Option<&str>,
-        chosen_by: select::ChosenBy,
-        read: bool,
-    ) -> Result<(MatmulRun, Option<Vec<O>>)> {
-        self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
-        let k = variant.kernel();
-        let types = Types {
-            elem: T::PRECISION,
-            out: O::PRECISION,
-        };
-        if !support::types_of(k.precision()).contains(&types) {
-            return Err(Error::Usage(format!(
-                "the {} matmul takes {:?} matrices, got {:?} operands and a {:?} result",
-                k.name(),
-                k.precision(),
-                T::PRECISION,
-                O::PRECISION,
-            )));
-        }
-        let tuned = match chosen_by {
-            select::ChosenBy::Tuner => self.tuned_tile(shape, variant),
-            _ => None,
-        };
-        let plan = self.matmul_plan(variant, shape, tile, tuned.as_deref())?;
-        let io = Operands {
-            a: a.bind(),
-            b: b.bind(),
-            c: c.bind(),
-            types,
-        };
-        let launch = k.launch(self, io, shape, plan.as_ref())?;
-        let (timing, data) = if read {
-            let (t, data) = self.execute_and_read_as::<O>(&launch.steps, c.raw(), c.bytes())?;
-            (t, Some(data))
-        } else {
-            (self.execute(&launch.steps)?, None)
-        };
-        drop(launch.scratch);
-        let global_loads = k.global_loads(shape, plan.as_ref());
-        let run = MatmulRun {
-            variant,
-            precision: T::PRECISION,
-            shape,
-            tile: launch.tile,
-            plan,
-            chosen_by,
-            flops: shape.flops(),
-            global_loads,
-            global_bytes: T::PRECISION.bytes() * global_loads
-                + O::PRECISION.bytes() * shape.m as u64 * shape.n as u64,
-            ratio: shape.flops() as f64 / global_loads.max(1) as f64,
-            timing,
-            conversion_seconds: None,
-        };
-        Ok((run, data))
-    }
-
-    /// C = A·B for row-major host slices with a chosen variant; returns C and the run's figures.
-    pub fn matmul_with<T: Element>(
-        &self,
-        a: &[T],
-        b: &[T],
-        (m, k, n): (usize, usize, usize),
-        variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        let shape = Shape::new(m, k, n)?;
-        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
-        self.check_buffer::<T>("matrix C", m * n)?;
-        let da = self.upload("matrix A", a)?;
-        let db = self.upload("matrix B", b)?;
-        let dc = self.alloc::<T>("matrix C", m * n)?;
-        let run = self.matmul_on_device(&da, &db, &dc, shape, variant, tile)?;
-        Ok((self.read(&dc)?, run))
-    }
-
-    /// C = A·B for row-major host slices (A m×k, B k×n) with the variant chosen for this shape
-    /// ([`Gpu::choose_matmul`]).
-    pub fn matmul(&self, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>> {
-        Ok(self.matmul_auto(a, b, (m, k, n))?.0)
-    }
-
-    /// [`Gpu::matmul`] for any [`Element`], with the run's figures.
-    pub fn matmul_auto<T: Element>(
-        &self,
-        a: &[T],
-        b: &[T],
-        (m, k, n): (usize, usize, usize),
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        let shape = Shape::new(m, k, n)?;
-        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
-        let da = self.upload("matrix A", a)?;
-        let db = self.upload("matrix B", b)?;
-        let dc = self.alloc::<T>("matrix C", m * n)?;
-        self.matmul_read(&da, &db, &dc, shape)
-    }
-
-    /// C = A·B computed in f16 for f32 operands on the device: A and B converted to f16 on the
-    /// GPU ([`Gpu::to_f16`]), multiplied by the f16 kernel chosen for the shape (the matrix units
-    /// where the adapter has them) with f32 accumulation, C written as f32. Each input is rounded
-    /// to f16 once (11 significant bits), so an element's error is about 2⁻¹⁰·Σ|a·b| on top of
-    /// the f32 bound; values beyond f16's range (±65,504) become infinities, so the host-slice
-    /// form [`Gpu::matmul_f16`] refuses them.
-    pub fn matmul_f16_on_device(
-        &self,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        c: &DeviceBuffer<f32>,
-        shape: Shape,
-        variant: Option<Variant>,
-        tile: Option<&str>,
-    ) -> Result<MatmulRun> {
-        self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
-        let (a16, conv_a) = self.to_f16(a)?;
-        let (b16, conv_b) = self.to_f16(b)?;
-        let (variant, chosen_by) = match variant {
-            Some(v) => (v, select::ChosenBy::Caller),
-            None => {
-                let ch = self.choose_matmul(shape, Precision::F16)?;
-                (ch.variant, ch.chosen_by)
-            }
-        };
-        let (mut run, _) =
-            self.matmul_submit(&a16, &b16, c, shape, variant, tile, chosen_by, false)?;
-        // The conversions count in the call's time, not in the kernel's FLOP/s.
-        run.conversion_seconds = Some(conv_a.seconds + conv_b.seconds);
-        Ok(run)
-    }
-
-    /// [`Gpu::matmul_f16_on_device`] for host slices: f32 in, f32 out, f16 compute. Values that
-    /// f16 cannot hold (|x| > 65,504, or NaN) are refused with the index of the first.
-    pub fn matmul_f16(
-        &self,
-        a: &[f32],
-        b: &[f32],
-        (m, k, n): (usize, usize, usize),
-        variant: Option<Variant>,
-        tile: Option<&str>,
-    ) -> Result<(Vec<f32>, MatmulRun)> {
-        let shape = Shape::new(m, k, n)?;
-        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
-        for (what, data) in [("matrix A", a), ("matrix B", b)] {
-            if let Some(i) = data.iter().position(|x| x.is_nan() || x.abs() > 65504.0) {
-                return Err(Error::OutOfRange {
-                    what: format!("{what} element {i} for f16 compute"),
-                    value: data[i].to_string(),
-                    limit: "f16's finite range ±65504".into(),
-                });
-            }
-        }
-        let da = self.upload("matrix A", a)?;
-        let db = self.upload("matrix B", b)?;
-        let dc = self.alloc::<f32>("matrix C", m * n)?;
-        let run = self.matmul_f16_on_device(&da, &db, &dc, shape, variant, tile)?;
-        Ok((self.read(&dc)?, run))
-    }
-
-    /// The variant [`Gpu::matmul`] uses for `shape` (f32).
-    pub fn default_matmul_variant(&self, shape: Shape) -> Variant {
-        self.choose_matmul(shape, Precision::F32)
-            .map(|c| c.variant)
-            .unwrap_or(Variant::NAIVE)
-    }
-}
-
-/// The CPU reference in f64: C = A·B, and for each element Σ|A_ik·B_kj| (for error bounds).
-pub fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut c = vec![0.0f64; m * n];
-    let mut mag = vec![0.0f64; m * n];
-    for i in 0..m {
-        for kk in 0..k {
-            let av = a[i * k + kk] as f64;
-            let row = &b[kk * n..kk * n + n];
-            for j in 0..n {
-                let p = av * row[j] as f64;
-                c[i * n + j] += p;
-                mag[i * n + j] += p.abs();
-            }
-        }
-    }
-    (c, mag)
-}
-
-/// The error bound of an f32 matmul element: 1e-5·√K·Σ|a·b| (DESIGN.md "Measuring").
-pub fn f32_bound(k: usize, magnitude: f64) -> f64 {
-    1e-5 * (k as f64).sqrt() * magnitude + 1e-30
-}
-
-/// What rounding each operand to f16 once adds to an element's error (f16 compute of f32 data):
-/// a' = a(1+δ), b' = b(1+ε) with |δ|, |ε| <= 2⁻¹⁰ (round toward zero; 2⁻¹¹ to nearest), so
-/// |a'b' − ab| <= 2⁻⁹·|ab| and the sum is within 2⁻⁹·Σ|a·b|.
-pub fn f16_input_bound(magnitude: f64) -> f64 {
-    2f64.powi(-9) * magnitude
-}
-
-/// Compare a GPU result with [`reference`] within [`f32_bound`]. Returns the first failure.
-pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<()> {
-    if c.len() != exact.len() {
-        return Err(Error::mismatch("result length", exact.len(), c.len()));
-    }
-    for (i, ((&g, &e), &mag)) in c.iter().zip(exact).zip(magnitude).enumerate() {
-        let err = (g as f64 - e).abs();
-        let bound = f32_bound(k, mag);
-        // NaN (a poisoned element left unwritten) fails too.
-        if err.is_nan() || err > bound {
-            return Err(Error::Verification {
-                what: "matmul".into(),
-                detail: format!(
-                    "element {i}: got {g}, expected {e} (error {err:e}, bound {bound:e})"
-                ),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// [`verify`] on `samples` elements of C chosen from a fixed seed, for sizes where the full f64
-/// reference is too slow (the bench and the tour at GPU sizes). `bound` gives an element's
-/// error bound from K and Σ|a·b|.
-pub fn verify_sampled(
-    a: &[f32],
-    b: &[f32],
-    c: &[f32],
-    (m, k, n): (usize, usize, usize),
-    samples: usize,
-    bound: impl Fn(usize, f64) -> f64,
-) -> Result<()> {
-    // A small LCG: the library does not depend on `rand`.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = |below: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((state >> 33) as usize) % below
-    };
-    for _ in 0..samples {
-        let (i, j) = (next(m), next(n));
-        let (mut e, mut mag) = (0.0f64, 0.0f64);
-        for kk in 0..k {
-            let p = a[i * k + kk] as f64 * b[kk * n + j] as f64;
-            e += p;
-            mag += p.abs();
-        }
-        let g = c[i * n + j] as f64;
-        let err = (g - e).abs();
-        if err.is_nan() || err > bound(k, mag) {
-            return Err(Error::Verification {
-                what: "matmul".into(),
-                detail: format!("C[{i}][{j}] = {g}, expected {e}"),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The matmul family.

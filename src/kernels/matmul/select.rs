@@ -18,12 +18,14 @@ pub enum ChosenBy {
 }
 
 /// A variant chosen for a shape.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Choice {
     /// The variant.
     pub variant: Variant,
     /// Who chose it.
     pub chosen_by: ChosenBy,
+    /// The autotuner's tile for it (`None`: the planner picks the tile at launch).
+    pub tile: Option<String>,
 }
 
 /// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
@@ -36,15 +38,17 @@ impl Gpu {
     /// for this adapter and shape bucket, else the planner's rules: the fastest kernel that
     /// fits this adapter for shapes like this one.
     pub fn choose_matmul(&self, shape: Shape, precision: Precision) -> Result<Choice> {
-        if let Some(variant) = self.tuned_variant(shape, precision) {
+        if let Some((variant, tile)) = self.tuned(shape, precision) {
             return Ok(Choice {
                 variant,
                 chosen_by: ChosenBy::Tuner,
+                tile,
             });
         }
         Ok(Choice {
             variant: self.planner_choice(shape, precision)?,
             chosen_by: ChosenBy::Planner,
+            tile: None,
         })
     }
 
@@ -109,17 +113,5 @@ impl Gpu {
             let _ = (shape, precision);
             None
         }
-    }
-
-    /// The autotuner's variant for this shape, if it measured one.
-    pub(crate) fn tuned_variant(&self, shape: Shape, precision: Precision) -> Option<Variant> {
-        self.tuned(shape, precision).map(|t| t.0)
-    }
-
-    /// The autotuner's tile for `variant` at this shape, if it measured one.
-    pub(crate) fn tuned_tile(&self, shape: Shape, variant: Variant) -> Option<String> {
-        self.tuned(shape, variant.kernel().precision())
-            .filter(|t| t.0 == variant)
-            .and_then(|t| t.1)
     }
 }

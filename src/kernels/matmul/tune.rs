@@ -8,7 +8,7 @@
 //!
 //! The lesson kernels (naive, tiled) are not candidates: they teach, they never win.
 
-use super::{f32_bound, verify_sampled, Precision, Shape, Variant};
+use super::{f16_bound, f32_bound, verify_sampled, Precision, Shape, Variant};
 use crate::{Error, Gpu, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -184,9 +184,9 @@ pub fn tune_shape(
         Precision::F32 => (a.clone(), b.clone()),
         Precision::F16 => (widen(&a16), widen(&b16)),
     };
-    let bound = |k: usize, mag: f64| match precision {
-        Precision::F32 => f32_bound(k, mag),
-        Precision::F16 => f32_bound(k, mag) + 2f64.powi(-11) * mag,
+    let bound = match precision {
+        Precision::F32 => f32_bound,
+        Precision::F16 => f16_bound,
     };
     let time = |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
         let (seconds, c) = match precision {

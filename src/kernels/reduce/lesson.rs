@@ -23,8 +23,6 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/reduce.wgsl",
         include_str!("../../../shaders/reduce.wgsl"),
-        "fn dynamic_tree(",
-        "if (lid == 0u && g < params.groups) {",
     );
     let n = size.pick(1 << 20, 64 << 20);
     let x = rand_f32(n, 5);

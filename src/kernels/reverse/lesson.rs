@@ -20,8 +20,6 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/reverse.wgsl",
         include_str!("../../../shaders/reverse.wgsl"),
-        "override N: u32 = 64u;",
-        "data[t] = s_dyn[N - 1u - t];",
     );
     let input: Vec<i32> = (0..64).collect();
     let (out, _) = gpu.reverse_static(&input)?;

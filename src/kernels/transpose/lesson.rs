@@ -21,8 +21,6 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/transpose.wgsl",
         include_str!("../../../shaders/transpose.wgsl"),
-        "var<workgroup> tile: array<Elem, TILE * TILE>;",
-        "var<workgroup> tile_padded",
     );
     let (m, n) = size.pick((300, 200), (8192, 8192));
     let x = rand_f32(m * n, 6);

@@ -21,8 +21,6 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     r.quote(
         "shaders/wide.wgsl",
         include_str!("../../../shaders/wide.wgsl"),
-        "fn copy_vec4(",
-        "dst4[i] = src4[i];",
     );
     let n = size.pick(1 << 20, 64 << 20);
     let x: Vec<u32> = (0..n as u32)

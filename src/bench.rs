@@ -221,12 +221,16 @@ impl Bench<'_> {
             return Ok(());
         }
         (self.progress)(name);
+        // Warm up by count and by time, so that the GPU's clocks are up: longer when the GPU
+        // idled before the first run (while the inputs were made) or during its verification
+        // (Gpu::warm_up_seconds).
+        let before = self.gpu.warm_up_seconds();
         // The first run is verified against the CPU reference; the rest are only timed.
         let (_, verified, plan) = f(true)?;
-        // Warm up by count and by time, so that the GPU's clocks are up (Gpu::warm_up_seconds).
+        let warm_up = before.max(self.gpu.warm_up_seconds());
         let start = std::time::Instant::now();
         let mut runs = 1;
-        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < self.gpu.warm_up_seconds() {
+        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < warm_up {
             f(false)?;
             runs += 1;
         }

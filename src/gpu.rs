@@ -295,6 +295,8 @@ pub struct Gpu {
     pub(crate) pools: Pools,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub(crate) polling: Mutex<()>,
+    /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
+    pub(crate) last_work: Mutex<Option<std::time::Instant>>,
     /// The autotuner's winners for this adapter (bucket, variant, tile), read on first use.
     #[allow(dead_code)] // read only with the `cli` feature
     pub(crate) tuning: std::sync::OnceLock<Vec<(String, String, Option<String>)>>,
@@ -412,6 +414,7 @@ impl Gpu {
             pools: Pools::default(),
             lost,
             polling: Mutex::new(()),
+            last_work: Mutex::new(None),
             tuning: std::sync::OnceLock::new(),
         })
     }
@@ -553,6 +556,11 @@ impl Gpu {
             let _ = self.device.poll(wgpu::PollType::Poll);
         }
         self.check_lost()?;
+        if r.is_ok() {
+            if let Ok(mut t) = self.last_work.lock() {
+                *t = Some(std::time::Instant::now());
+            }
+        }
         match r {
             Ok(_) => Ok(()),
             Err(wgpu::PollError::Timeout) => Err(Error::Timeout {

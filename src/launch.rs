@@ -116,13 +116,26 @@ fn mapped(
 }
 
 impl Gpu {
-    /// Seconds of back-to-back work before a measurement counts. GPUs lower their clocks after a
-    /// few idle seconds (while the host prepares data, say) and one short kernel does not raise
-    /// them again: on the H100 the SM clock fell from 1980 to 345 MHz after about 4 s and a vec4
-    /// copy measured 1,520 GB/s instead of 2,790 (BENCHMARKS.md). Zero on CPU adapters.
+    /// Seconds of back-to-back work before a measurement counts, decided before it starts. GPUs
+    /// lower their clocks when idle and raise them only after a stretch of sustained work: on the
+    /// H100 the SM clock fell from 1980 to 345 MHz within about 1.5 s of idling, and a 1 GiB sum
+    /// then ran 0.3 s of back-to-back calls at 1.75 TB/s before the clock came back and it ran at
+    /// 3.05 (BENCHMARKS.md, "the 1 GiB sum": a warm-up of 0.25 s measured the slow clock). So 1 s
+    /// after an idle stretch (over 0.2 s since the GPU last finished work, or none yet), 0.25 s
+    /// when it has just been busy (the tuner's trials, one bench case after another). Zero on CPU
+    /// adapters.
     pub fn warm_up_seconds(&self) -> f64 {
         if self.is_cpu() {
-            0.0
+            return 0.0;
+        }
+        let idle = self
+            .last_work
+            .lock()
+            .ok()
+            .and_then(|t| *t)
+            .is_none_or(|t| t.elapsed().as_secs_f64() > 0.2);
+        if idle {
+            1.0
         } else {
             0.25
         }
@@ -139,6 +152,7 @@ impl Gpu {
         if self.is_cpu() {
             return f();
         }
+        let warm_up = self.warm_up_seconds();
         let start = Instant::now();
         let mut last: std::collections::VecDeque<R> = std::collections::VecDeque::with_capacity(4);
         loop {
@@ -146,7 +160,7 @@ impl Gpu {
                 last.pop_front();
             }
             last.push_back(f()?);
-            if last.len() == 3 && start.elapsed().as_secs_f64() >= self.warm_up_seconds() {
+            if last.len() == 3 && start.elapsed().as_secs_f64() >= warm_up {
                 break;
             }
         }
@@ -199,7 +213,7 @@ impl Gpu {
     /// Run `steps` in order in one compute pass (wgpu makes each dispatch's writes visible to the
     /// next), wait for them, and time them.
     pub fn execute(&self, steps: &[Step]) -> Result<Timing> {
-        Ok(self.submit::<u8>(steps, None)?.0)
+        Ok(self.submit::<u8>(steps, None, true)?.0)
     }
 
     /// Run `steps` and read `bytes` of `buffer` back, in one submission and one wait.
@@ -221,7 +235,20 @@ impl Gpu {
         buffer: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<(Timing, Vec<T>)> {
-        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)))?;
+        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), true)?;
+        Ok((t, data.unwrap_or_default()))
+    }
+
+    /// [`Gpu::execute_and_read_as`] without timestamp queries, for a call whose caller wants the
+    /// answer and not the time (the timing is the wall clock): on the H100 the queries' resolve,
+    /// copy and second mapping cost a 2^20 sum's call about 15 µs of its 65 (BENCHMARKS.md).
+    pub(crate) fn execute_and_read_untimed<T: bytemuck::Pod>(
+        &self,
+        steps: &[Step],
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<(Timing, Vec<T>)> {
+        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), false)?;
         Ok((t, data.unwrap_or_default()))
     }
 
@@ -261,9 +288,10 @@ impl Gpu {
         &self,
         steps: &[Step],
         read: Option<(&wgpu::Buffer, u64)>,
+        timed: bool,
     ) -> Result<(Timing, Option<Vec<T>>)> {
-        let timer =
-            (self.clock() == Clock::GpuTimestamp && !steps.is_empty()).then(|| self.timer());
+        let timer = (timed && self.clock() == Clock::GpuTimestamp && !steps.is_empty())
+            .then(|| self.timer());
         let copy = read.map(|(_, bytes)| bytes.div_ceil(4) * 4);
         let staging = copy.map(|c| self.pools.inner.staging(&self.device, c.max(4)));
         let start = Instant::now();

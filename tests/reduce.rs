@@ -140,3 +140,28 @@ fn the_default_variant_is_supported_and_correct() {
     assert!((got - exact).abs() <= sum_bound(&x));
     assert!(g.reduce::<f32>(&[], Op::Sum).is_err());
 }
+
+#[test]
+fn the_untimed_call_on_a_device_buffer_matches_the_reference() {
+    // `reduce_value` (no timestamp queries) is what a program calls in a loop: the answer must
+    // be right on every call, also when the pooled partial buffers are reused.
+    let g = gpu();
+    for (i, &n) in [1usize, 257, 65_537, 1_000_003].iter().enumerate() {
+        let x = random_f32(n, 40 + i as u64);
+        let exact: f64 = x.iter().map(|&v| v as f64).sum();
+        let dx = g.upload("x", &x).unwrap();
+        for call in 0..3 {
+            let got = g.reduce_value(&dx, Op::Sum).unwrap() as f64;
+            assert!(
+                (got - exact).abs() <= sum_bound(&x),
+                "n={n} call {call}: {got} vs {exact}"
+            );
+        }
+        let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(g.reduce_value(&dx, Op::Max).unwrap(), max, "n={n}");
+        let u = random_u32(n, 50 + i as u64);
+        let du = g.upload("u", &u).unwrap();
+        let wrapped = u.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+        assert_eq!(g.reduce_value(&du, Op::Sum).unwrap(), wrapped, "n={n}");
+    }
+}

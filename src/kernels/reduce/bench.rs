@@ -66,7 +66,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Memory,
             |_| {
                 let start = std::time::Instant::now();
-                let (s, _) = gpu.reduce_on_device(&dx, Op::Sum, v)?;
+                let s = gpu.reduce_value(&dx, Op::Sum)?;
                 let wall = start.elapsed().as_secs_f64();
                 Ok((
                     wall,

@@ -226,12 +226,31 @@ impl Gpu {
         }
     }
 
-    /// Reduce a device buffer to one value.
+    /// Reduce a device buffer to one value, timed by the GPU's timestamps where it has them.
     pub fn reduce_on_device<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         op: Op,
         variant: Variant,
+    ) -> Result<(T, ReduceRun)> {
+        self.reduce_timed(input, op, variant, true)
+    }
+
+    /// Reduce a device buffer to one value with [`Gpu::default_reduce_variant`], untimed: the
+    /// launches and the readback in one submission and one wait, no timestamp queries (the
+    /// cheapest whole call; `reduce-call/1M` in the bench).
+    pub fn reduce_value<T: Element>(&self, input: &DeviceBuffer<T>, op: Op) -> Result<T> {
+        Ok(self
+            .reduce_timed(input, op, self.default_reduce_variant(), false)?
+            .0)
+    }
+
+    fn reduce_timed<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+        variant: Variant,
+        timed: bool,
     ) -> Result<(T, ReduceRun)> {
         self.require(
             variant.needs(),
@@ -354,7 +373,11 @@ impl Gpu {
         }
         // The launches and the readback of the one value left: one submission, one wait.
         let last = buffers.last().expect("one launch at least");
-        let (timing, value) = self.execute_and_read(&steps, last.raw(), size)?;
+        let (timing, value) = if timed {
+            self.execute_and_read(&steps, last.raw(), size)?
+        } else {
+            self.execute_and_read_untimed(&steps, last.raw(), size)?
+        };
         let result: T = bytemuck::pod_read_unaligned(&value[..size as usize]);
         Ok((
             result,
@@ -384,7 +407,8 @@ impl Gpu {
 
     /// Reduce a host slice with the fastest variant this adapter supports.
     pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
-        Ok(self.reduce_with(data, op, self.default_reduce_variant())?.0)
+        let input = self.upload("reduce input", data)?;
+        self.reduce_value(&input, op)
     }
 }
 

@@ -53,7 +53,7 @@ const WM: u32 = 32u;      // rows of C per subgroup: 2 fragments
 const WN: u32 = 64u;      // columns of C per subgroup: 4 fragments
 override SG: u32 = 32u;   // the adapter's subgroup size
 const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
-const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand
+const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand (pa0..pa7, pb0..pb7)
 
 // Row strides of the staged slices, in halves: padded by 8 (16 bytes).
 override AS: u32 = BK + 8u;
@@ -156,8 +156,27 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     var acc1_1 = coop_mat16x16<f32, C>();
     var acc1_2 = coop_mat16x16<f32, C>();
     var acc1_3 = coop_mat16x16<f32, C>();
-    var pa: array<vec4<f16>, MAX_LOADS>;
-    var pb: array<vec4<f16>, MAX_LOADS>;
+    // The prefetched slice is held in named registers, not in an array indexed by a loop
+    // variable: NVIDIA's compiler kept such an array in local memory (128 bytes per invocation,
+    // read with VK_KHR_pipeline_executable_properties), so every prefetch stored its load to
+    // memory before the multiply-adds could start; named, 100 registers and no local memory,
+    // and 131 -> 133 TFLOP/s at 4096³ (BENCHMARKS.md). Unused ones are folded away.
+    var pa0 = vec4<f16>();
+    var pb0 = vec4<f16>();
+    var pa1 = vec4<f16>();
+    var pb1 = vec4<f16>();
+    var pa2 = vec4<f16>();
+    var pb2 = vec4<f16>();
+    var pa3 = vec4<f16>();
+    var pb3 = vec4<f16>();
+    var pa4 = vec4<f16>();
+    var pb4 = vec4<f16>();
+    var pa5 = vec4<f16>();
+    var pb5 = vec4<f16>();
+    var pa6 = vec4<f16>();
+    var pb6 = vec4<f16>();
+    var pa7 = vec4<f16>();
+    var pb7 = vec4<f16>();
 
     // Prologue: slice 0 into buffer 0.
     if (slices > 0u) {
@@ -175,12 +194,22 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         let more = s + 1u < slices;
         let k_next = k_begin + (s + 1u) * BK;
         if (more) {
-            for (var i = 0u; i < loads_a; i++) {
-                pa[i] = load_a(me, i, row0, k_next, k_end);
-            }
-            for (var i = 0u; i < loads_b; i++) {
-                pb[i] = load_b(me, i, col0, k_next, k_end);
-            }
+            if (0u < loads_a) { pa0 = load_a(me, 0u, row0, k_next, k_end); }
+            if (1u < loads_a) { pa1 = load_a(me, 1u, row0, k_next, k_end); }
+            if (2u < loads_a) { pa2 = load_a(me, 2u, row0, k_next, k_end); }
+            if (3u < loads_a) { pa3 = load_a(me, 3u, row0, k_next, k_end); }
+            if (4u < loads_a) { pa4 = load_a(me, 4u, row0, k_next, k_end); }
+            if (5u < loads_a) { pa5 = load_a(me, 5u, row0, k_next, k_end); }
+            if (6u < loads_a) { pa6 = load_a(me, 6u, row0, k_next, k_end); }
+            if (7u < loads_a) { pa7 = load_a(me, 7u, row0, k_next, k_end); }
+            if (0u < loads_b) { pb0 = load_b(me, 0u, col0, k_next, k_end); }
+            if (1u < loads_b) { pb1 = load_b(me, 1u, col0, k_next, k_end); }
+            if (2u < loads_b) { pb2 = load_b(me, 2u, col0, k_next, k_end); }
+            if (3u < loads_b) { pb3 = load_b(me, 3u, col0, k_next, k_end); }
+            if (4u < loads_b) { pb4 = load_b(me, 4u, col0, k_next, k_end); }
+            if (5u < loads_b) { pb5 = load_b(me, 5u, col0, k_next, k_end); }
+            if (6u < loads_b) { pb6 = load_b(me, 6u, col0, k_next, k_end); }
+            if (7u < loads_b) { pb7 = load_b(me, 7u, col0, k_next, k_end); }
         }
         let abase = cur * BM * AS + sub_row * AS;
         let bbase = cur * BK * BS + sub_col;
@@ -203,12 +232,22 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         }
         if (more) {
         // [/lesson]
-            for (var i = 0u; i < loads_a; i++) {
-                store_a(1u - cur, me, i, pa[i]);
-            }
-            for (var i = 0u; i < loads_b; i++) {
-                store_b(1u - cur, me, i, pb[i]);
-            }
+            if (0u < loads_a) { store_a(1u - cur, me, 0u, pa0); }
+            if (1u < loads_a) { store_a(1u - cur, me, 1u, pa1); }
+            if (2u < loads_a) { store_a(1u - cur, me, 2u, pa2); }
+            if (3u < loads_a) { store_a(1u - cur, me, 3u, pa3); }
+            if (4u < loads_a) { store_a(1u - cur, me, 4u, pa4); }
+            if (5u < loads_a) { store_a(1u - cur, me, 5u, pa5); }
+            if (6u < loads_a) { store_a(1u - cur, me, 6u, pa6); }
+            if (7u < loads_a) { store_a(1u - cur, me, 7u, pa7); }
+            if (0u < loads_b) { store_b(1u - cur, me, 0u, pb0); }
+            if (1u < loads_b) { store_b(1u - cur, me, 1u, pb1); }
+            if (2u < loads_b) { store_b(1u - cur, me, 2u, pb2); }
+            if (3u < loads_b) { store_b(1u - cur, me, 3u, pb3); }
+            if (4u < loads_b) { store_b(1u - cur, me, 4u, pb4); }
+            if (5u < loads_b) { store_b(1u - cur, me, 5u, pb5); }
+            if (6u < loads_b) { store_b(1u - cur, me, 6u, pb6); }
+            if (7u < loads_b) { store_b(1u - cur, me, 7u, pb7); }
         }
         // One barrier per slice, as in the pipelined kernel.
         workgroupBarrier();

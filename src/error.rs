@@ -178,7 +178,7 @@ pub enum Error {
     },
 }
 
-/// `Result` with tilekit's [`Error`].
+/// `Result` with tilekit's [`Error`](enum@Error).
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

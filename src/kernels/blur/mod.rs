@@ -200,7 +200,7 @@ pub fn reference(image: &[f32], width: usize, height: usize, radius: u32) -> (Ve
     (out, mag)
 }
 
-/// Compare a GPU blur with [`reference`]: an f32 sum of w = (2r+1)² values then a division is
+/// Compare a GPU blur with [`reference()`]: an f32 sum of w = (2r+1)² values then a division is
 /// within 1e-6·(w·mean|x| + |avg|) of the exact average. Returns the first failure.
 pub fn verify(out: &[f32], (exact, mag): &(Vec<f64>, Vec<f64>), radius: u32) -> Result<()> {
     let window = ((2 * radius + 1) * (2 * radius + 1)) as f64;

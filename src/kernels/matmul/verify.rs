@@ -40,7 +40,7 @@ pub fn f16_input_bound(magnitude: f64) -> f64 {
     2f64.powi(-9) * magnitude
 }
 
-/// Compare a GPU result with [`reference`] within [`f32_bound`]. Returns the first failure.
+/// Compare a GPU result with [`reference()`] within [`f32_bound`]. Returns the first failure.
 pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<()> {
     if c.len() != exact.len() {
         return Err(Error::mismatch("result length", exact.len(), c.len()));

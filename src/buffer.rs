@@ -223,7 +223,7 @@ impl Gpu {
     /// one wait (with the GPU timeout).
     pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         Ok(self
-            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes())?
+            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes(), false)?
             .1)
     }
 

@@ -223,32 +223,22 @@ impl Gpu {
         buffer: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<(Timing, Vec<u8>)> {
-        self.execute_and_read_as::<u8>(steps, buffer, bytes)
+        self.execute_and_read_as::<u8>(steps, buffer, bytes, true)
     }
 
     /// [`Gpu::execute_and_read`] into elements of `T`, copied once out of the mapped staging
     /// buffer (a second copy from bytes into `T`s cost about as much as the readback itself for
-    /// a 1 MiB result on the H100).
+    /// a 1 MiB result on the H100). `timed: false` skips the timestamp queries (the timing is then
+    /// the wall clock), for a call whose caller wants the answer, not the time: on the H100 the
+    /// queries' resolve, copy and second mapping cost a 2^20 sum's call 12–14 µs (BENCHMARKS.md).
     pub(crate) fn execute_and_read_as<T: bytemuck::Pod>(
         &self,
         steps: &[Step],
         buffer: &wgpu::Buffer,
         bytes: u64,
+        timed: bool,
     ) -> Result<(Timing, Vec<T>)> {
-        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), true)?;
-        Ok((t, data.unwrap_or_default()))
-    }
-
-    /// [`Gpu::execute_and_read_as`] without timestamp queries, for a call whose caller wants the
-    /// answer and not the time (the timing is the wall clock): on the H100 the queries' resolve,
-    /// copy and second mapping cost a 2^20 sum's call about 15 µs of its 65 (BENCHMARKS.md).
-    pub(crate) fn execute_and_read_untimed<T: bytemuck::Pod>(
-        &self,
-        steps: &[Step],
-        buffer: &wgpu::Buffer,
-        bytes: u64,
-    ) -> Result<(Timing, Vec<T>)> {
-        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), false)?;
+        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), timed)?;
         Ok((t, data.unwrap_or_default()))
     }
 

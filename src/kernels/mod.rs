@@ -245,6 +245,29 @@ impl Gpu {
     }
 }
 
+/// One element of a GPU result against its f64 reference: an [`Error::Verification`] naming
+/// `what` and `element()` when `got` is further than `bound` from `expected`. NaN fails too: a
+/// poisoned element the kernel left unwritten.
+pub(crate) fn check_element(
+    what: &str,
+    element: impl FnOnce() -> String,
+    got: f64,
+    expected: f64,
+    bound: f64,
+) -> Result<()> {
+    let err = (got - expected).abs();
+    if err.is_nan() || err > bound {
+        return Err(Error::Verification {
+            what: what.to_string(),
+            detail: format!(
+                "{}: got {got}, expected {expected} (error {err:e}, bound {bound:e})",
+                element()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The element count of a `rows × cols` grid (a matrix, an image), checked: both at least 1, no
 /// overflow, and every length in `lengths` (named) equal to it.
 pub(crate) fn grid_len(

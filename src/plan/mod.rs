@@ -243,45 +243,49 @@ impl Planner {
     /// Why the limits refuse `usage` at `workgroup_size`, as the typed error.
     pub fn check(&self, what: &str, workgroup_size: [u32; 3], usage: KernelUse) -> Result<()> {
         let l = &self.limits;
-        let refuse = |resource, needed: u64, limit_name, limit: u64| {
-            Err(Error::TileTooLarge {
-                what: what.to_string(),
-                resource,
-                needed,
-                limit_name,
-                limit,
-            })
-        };
-        if usage.workgroup_bytes > l.max_compute_workgroup_storage_size {
-            return refuse(
-                "workgroup bytes",
-                usage.workgroup_bytes as u64,
-                "max_compute_workgroup_storage_size",
-                l.max_compute_workgroup_storage_size as u64,
-            );
-        }
-        if usage.invocations > l.max_compute_invocations_per_workgroup {
-            return refuse(
-                "invocations per workgroup",
-                usage.invocations as u64,
-                "max_compute_invocations_per_workgroup",
-                l.max_compute_invocations_per_workgroup as u64,
-            );
-        }
-        let names = [
-            "max_compute_workgroup_size_x",
-            "max_compute_workgroup_size_y",
-            "max_compute_workgroup_size_z",
-        ];
         let max = l.max_workgroup_size();
-        for d in 0..3 {
-            if workgroup_size[d] > max[d] {
-                return refuse(
-                    "workgroup size",
-                    workgroup_size[d] as u64,
-                    names[d],
-                    max[d] as u64,
-                );
+        // (what is counted, needed, the wgpu limit by name, its value), in the order refused.
+        let checks = [
+            (
+                "workgroup bytes",
+                usage.workgroup_bytes,
+                "max_compute_workgroup_storage_size",
+                l.max_compute_workgroup_storage_size,
+            ),
+            (
+                "invocations per workgroup",
+                usage.invocations,
+                "max_compute_invocations_per_workgroup",
+                l.max_compute_invocations_per_workgroup,
+            ),
+            (
+                "workgroup size",
+                workgroup_size[0],
+                "max_compute_workgroup_size_x",
+                max[0],
+            ),
+            (
+                "workgroup size",
+                workgroup_size[1],
+                "max_compute_workgroup_size_y",
+                max[1],
+            ),
+            (
+                "workgroup size",
+                workgroup_size[2],
+                "max_compute_workgroup_size_z",
+                max[2],
+            ),
+        ];
+        for (resource, needed, limit_name, limit) in checks {
+            if needed > limit {
+                return Err(Error::TileTooLarge {
+                    what: what.to_string(),
+                    resource,
+                    needed: needed as u64,
+                    limit_name,
+                    limit: limit as u64,
+                });
             }
         }
         Ok(())

@@ -212,16 +212,8 @@ pub fn verify(out: &[f32], (exact, mag): &(Vec<f64>, Vec<f64>), radius: u32) -> 
         ));
     }
     for (i, ((&g, &e), &m)) in out.iter().zip(exact).zip(mag).enumerate() {
-        let (err, bound) = ((g as f64 - e).abs(), 1e-6 * (window * m + e.abs()) + 1e-30);
-        // NaN (a poisoned pixel left unwritten) fails too.
-        if err.is_nan() || err > bound {
-            return Err(Error::Verification {
-                what: "blur".into(),
-                detail: format!(
-                    "pixel {i}: got {g}, expected {e} (error {err:e}, bound {bound:e})"
-                ),
-            });
-        }
+        let bound = 1e-6 * (window * m + e.abs()) + 1e-30;
+        super::check_element("blur", || format!("pixel {i}"), g as f64, e, bound)?;
     }
     Ok(())
 }

@@ -71,6 +71,24 @@ impl Gpu {
         self.matmul_chosen(a, b, c, shape, variant, tile, select::ChosenBy::Caller)
     }
 
+    /// Time `variant` on device buffers until the GPU's clocks have settled ([`Gpu::steady`]) and
+    /// read C back as f32: how the tour's lessons and the autotuner measure a candidate.
+    #[cfg(feature = "cli")]
+    pub(crate) fn matmul_steady<T: Element>(
+        &self,
+        (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
+        shape: Shape,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(MatmulRun, Vec<f32>)> {
+        let run = self.steady(
+            || self.matmul_on_device(a, b, c, shape, variant, tile),
+            |r| r.timing.seconds,
+        )?;
+        let out = self.read(c)?.into_iter().map(T::to_f32).collect();
+        Ok((run, out))
+    }
+
     /// `matmul_on_device` for a variant chosen by `chosen_by` (`tile`: the tuner's, or forced).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn matmul_chosen<T: Element>(
@@ -155,7 +173,7 @@ impl Gpu {
         // Steps the caller recorded in front (f16 compute: the conversions), one submission.
         let steps: Vec<Step> = pre.into_iter().chain(launch.steps).collect();
         let (timing, data) = if read {
-            let (t, data) = self.execute_and_read_as::<O>(&steps, c.raw(), c.bytes())?;
+            let (t, data) = self.execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), true)?;
             (t, Some(data))
         } else {
             (self.execute(&steps)?, None)

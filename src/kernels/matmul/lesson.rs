@@ -63,11 +63,7 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     };
     for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
         gpu.poison(&dc)?;
-        let run = gpu.steady(
-            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
-            |r| r.timing.seconds,
-        )?;
-        let c = gpu.read(&dc)?;
+        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         let ok = if exact.is_empty() {
             verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
         } else {
@@ -244,11 +240,7 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
             continue;
         }
-        let run = gpu.steady(
-            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
-            |r| r.timing.seconds,
-        )?;
-        let c = gpu.read(&dc)?;
+        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
         let t = run.timing.seconds;
         f32_time = Some(f32_time.map_or(t, |x: f64| x.min(t)));
@@ -263,19 +255,15 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     }
     // f16: on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices).
     let mut best = None;
+    let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
+    let dc = gpu.alloc::<f16>("C", n * n)?;
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
         let plan = gpu.matmul_plan(v, shape, None, None);
         if let Err(e) = plan {
             r.line(format!("f16 {:<14} skipped: {e}", v.name()));
             continue;
         }
-        let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
-        let dc = gpu.alloc::<f16>("C", n * n)?;
-        let run = gpu.steady(
-            || gpu.matmul_on_device(&da, &db, &dc, shape, v, None),
-            |r| r.timing.seconds,
-        )?;
-        let c: Vec<f32> = gpu.read(&dc)?.iter().map(|x| x.to_f32()).collect();
+        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok();
         let vs = f32_time.map_or(1.0, |t| t / run.timing.seconds);
         r.line(format!(

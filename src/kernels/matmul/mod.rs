@@ -79,12 +79,20 @@ impl Precision {
 pub trait Element: bytemuck::Pod + Send + Sync {
     /// Which precision it is.
     const PRECISION: Precision;
+    /// The value as f32 (exact for both), for the references.
+    fn to_f32(self) -> f32;
 }
 impl Element for f32 {
     const PRECISION: Precision = Precision::F32;
+    fn to_f32(self) -> f32 {
+        self
+    }
 }
 impl Element for half::f16 {
     const PRECISION: Precision = Precision::F16;
+    fn to_f32(self) -> f32 {
+        half::f16::to_f32(self)
+    }
 }
 
 /// What an adapter offers a variant's planner beyond its limits.

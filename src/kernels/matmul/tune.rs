@@ -9,7 +9,7 @@
 //! The lesson kernels (naive, tiled) are not candidates: they teach, they never win.
 
 use super::{f16_bound, f32_bound, verify_sampled, Precision, Shape, Variant};
-use crate::{Error, Gpu, Result};
+use crate::{DeviceBuffer, Error, Gpu, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -165,6 +165,16 @@ pub fn candidates(gpu: &Gpu, shape: Shape, precision: Precision) -> Vec<(Variant
     all
 }
 
+/// A shape's operands on the device, in the precision being tuned.
+enum Operands {
+    F32(DeviceBuffer<f32>, DeviceBuffer<f32>, DeviceBuffer<f32>),
+    F16(
+        DeviceBuffer<half::f16>,
+        DeviceBuffer<half::f16>,
+        DeviceBuffer<half::f16>,
+    ),
+}
+
 /// Time every candidate for `shape` (calling `progress` before each) and return the winner.
 pub fn tune_shape(
     gpu: &Gpu,
@@ -188,29 +198,26 @@ pub fn tune_shape(
         Precision::F32 => f32_bound,
         Precision::F16 => f16_bound,
     };
+    // The operands are uploaded once for every candidate of the shape.
+    let operands = match precision {
+        Precision::F32 => Operands::F32(
+            gpu.upload("A", &a)?,
+            gpu.upload("B", &b)?,
+            gpu.alloc::<f32>("C", m * n)?,
+        ),
+        Precision::F16 => Operands::F16(
+            gpu.upload("A", &a16)?,
+            gpu.upload("B", &b16)?,
+            gpu.alloc::<half::f16>("C", m * n)?,
+        ),
+    };
     let time = |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
-        let (seconds, c) = match precision {
-            Precision::F32 => {
-                let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
-                let dc = gpu.alloc::<f32>("C", m * n)?;
-                let run = gpu.steady(
-                    || gpu.matmul_on_device(&da, &db, &dc, shape, v, tile),
-                    |r| r.timing.seconds,
-                )?;
-                (run.timing.seconds, gpu.read(&dc)?)
-            }
-            Precision::F16 => {
-                let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
-                let dc = gpu.alloc::<half::f16>("C", m * n)?;
-                let run = gpu.steady(
-                    || gpu.matmul_on_device(&da, &db, &dc, shape, v, tile),
-                    |r| r.timing.seconds,
-                )?;
-                (run.timing.seconds, widen(&gpu.read(&dc)?))
-            }
+        let (run, c) = match &operands {
+            Operands::F32(da, db, dc) => gpu.matmul_steady((da, db, dc), shape, v, tile)?,
+            Operands::F16(da, db, dc) => gpu.matmul_steady((da, db, dc), shape, v, tile)?,
         };
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
-        Ok((seconds, ok))
+        Ok((run.timing.seconds, ok))
     };
     let mut trials = Vec::new();
     for (v, tile) in candidates(gpu, shape, precision) {

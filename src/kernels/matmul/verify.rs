@@ -2,6 +2,7 @@
 //! (DESIGN.md "Measuring"): every test, the command line, the bench, the tour and the autotuner
 //! use these.
 
+use crate::kernels::check_element;
 use crate::{Error, Result};
 
 /// The CPU reference in f64: C = A·B, and for each element Σ|A_ik·B_kj| (for error bounds).
@@ -46,17 +47,13 @@ pub fn verify(c: &[f32], exact: &[f64], magnitude: &[f64], k: usize) -> Result<(
         return Err(Error::mismatch("result length", exact.len(), c.len()));
     }
     for (i, ((&g, &e), &mag)) in c.iter().zip(exact).zip(magnitude).enumerate() {
-        let err = (g as f64 - e).abs();
-        let bound = f32_bound(k, mag);
-        // NaN (a poisoned element left unwritten) fails too.
-        if err.is_nan() || err > bound {
-            return Err(Error::Verification {
-                what: "matmul".into(),
-                detail: format!(
-                    "element {i}: got {g}, expected {e} (error {err:e}, bound {bound:e})"
-                ),
-            });
-        }
+        check_element(
+            "matmul",
+            || format!("element {i}"),
+            g as f64,
+            e,
+            f32_bound(k, mag),
+        )?;
     }
     Ok(())
 }
@@ -89,13 +86,7 @@ pub fn verify_sampled(
             mag += p.abs();
         }
         let g = c[i * n + j] as f64;
-        let err = (g - e).abs();
-        if err.is_nan() || err > bound(k, mag) {
-            return Err(Error::Verification {
-                what: "matmul".into(),
-                detail: format!("C[{i}][{j}] = {g}, expected {e}"),
-            });
-        }
+        check_element("matmul", || format!("C[{i}][{j}]"), g, e, bound(k, mag))?;
     }
     Ok(())
 }

@@ -373,12 +373,11 @@ impl Gpu {
         }
         // The launches and the readback of the one value left: one submission, one wait.
         let last = buffers.last().expect("one launch at least");
-        let (timing, value) = if timed {
-            self.execute_and_read(&steps, last.raw(), size)?
-        } else {
-            self.execute_and_read_untimed(&steps, last.raw(), size)?
-        };
-        let result: T = bytemuck::pod_read_unaligned(&value[..size as usize]);
+        let (timing, value) = self.execute_and_read_as::<T>(&steps, last.raw(), size, timed)?;
+        let result = *value.first().ok_or_else(|| Error::Gpu {
+            context: "reading the reduction's value back".into(),
+            message: "nothing was read".into(),
+        })?;
         Ok((
             result,
             ReduceRun {

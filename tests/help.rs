@@ -36,3 +36,23 @@ fn every_argument_has_help_text() {
     assert!(missing.is_empty(), "without help text: {missing:#?}");
     assert!(count > 60, "only {count} arguments found");
 }
+
+#[test]
+fn each_run_subcommand_says_what_its_family_registered() {
+    // clap's derived argument groups set a command's about from their own doc comments; each
+    // `tilekit run` subcommand must keep its family's line (it once read "Arguments every `run`
+    // subcommand has" for all of them).
+    let cmd = Cli::command();
+    let run = cmd.find_subcommand("run").expect("tilekit run");
+    let mut seen = 0;
+    for family in tilekit::kernels::FAMILIES {
+        for c in family.commands() {
+            let sub = run.find_subcommand(c.name).expect(c.name);
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert_eq!(about, c.about, "tilekit run {}", c.name);
+            assert!(sub.get_long_about().is_none(), "tilekit run {}", c.name);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 8, "only {seen} run subcommands");
+}

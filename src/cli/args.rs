@@ -123,13 +123,15 @@ impl Args for RunCmd {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         cmd.subcommand_required(true)
             .subcommands(run_commands().into_iter().map(|c| {
-                let sub = clap::Command::new(c.name).about(c.about);
-                let sub = Common::augment_args((c.args)(sub));
-                if c.writes {
+                let sub = Common::augment_args((c.args)(clap::Command::new(c.name)));
+                let sub = if c.writes {
                     OutputArg::augment_args(sub)
                 } else {
                     sub
-                }
+                };
+                // Last: each derived `Args` sets the command's about from its own doc comment
+                // ("Arguments every `run` subcommand has" had replaced every family's line).
+                sub.about(c.about).long_about(None::<&str>)
             }))
     }
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {

@@ -158,6 +158,23 @@ for dtype in DTYPES:
             exact = int(x.astype(np.int64).sum()) % 2**32
             check(name, got.shape == () and int(got.astype(np.int64)) % 2**32 == exact, f"{got.dtype} {got} vs {exact}")
 
+# reduce min and max: one of the input's own values, bit for bit and in its dtype and byte order,
+# as NumPy's (float64 too, though the GPU compares in float32).
+for dtype in DTYPES:
+    for op, f in (("min", np.min), ("max", np.max)):
+        name = f"reduce {op} {dtype}"
+        x = data(dtype, (37, 53))
+        src = save("r.npy", x)
+        dst = os.path.join(tmp, "ext.npy")
+        code, out, err = run("reduce", "--input", src, "--op", op, "-o", dst)
+        if code != 0:
+            check(name, False, f"exit {code}: {err.strip()[-300:]}")
+            continue
+        got = np.load(dst)
+        want = np.array(f(x), dtype=x.dtype)
+        check(name, got.shape == () and got.dtype == want.dtype and got.tobytes() == want.tobytes(),
+              f"{got.dtype} {got!r} vs {want.dtype} {want!r}")
+
 # histogram: uint8 and uint32 inputs, 256 bins of the low byte.
 for dtype in ("|u1", "<u4"):
     name = f"histogram {dtype}"

@@ -2,7 +2,8 @@
 //! element), verified against the CPU. The result is a 0-d array written with `-o`:
 //! float32, int32 and uint32 keep their dtype (integer sums wrap modulo 2³², as the GPU's
 //! arithmetic does; NumPy would widen to 64 bits, so a sum that wraps is warned about);
-//! float16 and float64 are computed in float32 and written back in their own dtype; uint8 is
+//! float16 and float64 are computed in float32 and written back in their own dtype (a float64
+//! min or max is mapped back to the input element it stands for, so it is exact); uint8 is
 //! widened to uint32 on the way in, min and max come back as uint8 and the sum as uint32 (NumPy
 //! gives uint64; tilekit refuses sums that could pass 2³² − 1, so uint32 holds every one it
 //! accepts). An empty input sums to zero; its min and max are refused, as NumPy refuses them.
@@ -64,15 +65,35 @@ fn f64_reduce(x: impl Iterator<Item = f64>, op: Op) -> f64 {
     acc
 }
 
+/// The input element that the GPU's f32 min or max stands for. Rounding to f32 keeps order, so
+/// the f64 minimum is the least of the elements that round to the GPU's f32 minimum (likewise for
+/// the maximum): a float64 min or max comes back as one of the user's own values, bit for bit, as
+/// NumPy's does. A sum, NaN, or a value no element rounds to (a wrong GPU answer, which the check
+/// then reports) is returned as computed.
+fn exact_extreme(data: &Data, op: Op, gpu: f32) -> f64 {
+    let Data::F64(x) = data else {
+        return gpu as f64; // f32 itself, or f16 (exact in f32)
+    };
+    if op == Op::Sum || gpu.is_nan() {
+        return gpu as f64;
+    }
+    let same = x.iter().copied().filter(|&v| v as f32 == gpu);
+    let pick = match op {
+        Op::Min => same.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v)))),
+        _ => same.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
+    };
+    pick.unwrap_or(gpu as f64)
+}
+
 fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let args = RunArgs::from_arg_matches(m)?;
     let op = Op::parse(&args.op)?;
     let (data, big_endian) = match (&args.input, args.n) {
         (Some(p), _) => {
             let a = ctx.input(p)?;
-            if let Data::F64(_) = a.data {
+            if let (Data::F64(_), Op::Sum) = (&a.data, op) {
                 ctx.warn(format!(
-                    "{}: float64 is reduced in float32 and written back as float64",
+                    "{}: float64 is summed in float32 and written back as float64",
                     p.display()
                 ));
             }
@@ -144,7 +165,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             floats => {
                 let x = floats.to_f32().expect("a float type");
                 let (s, r) = gpu.reduce_with(&x, op, v)?;
-                (s as f64, Some(r))
+                (exact_extreme(floats, op, s), Some(r))
             }
         }
     };
@@ -190,6 +211,8 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         let levels = (n.max(1) as f64).log2().ceil() + 3.0;
         let bound = match op {
             Op::Sum => levels * 2f64.powi(-24) * mag,
+            // A float64 min or max is one of the inputs, exactly (exact_extreme).
+            _ if matches!(data, Data::F64(_)) => 0.0,
             _ => expected.abs() * 2f64.powi(-24),
         } + match out.data {
             Data::F16(_) => expected.abs() * 2f64.powi(-11) + 2f64.powi(-24),

@@ -130,15 +130,18 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
 
     for (var s = 0u; s < slices; s++) {
         let cur = s % 2u;
-        let more = s + 1u < slices;
         let k_next = k_begin + (s + 1u) * BK;
-        if (more) {
-            for (var i = 0u; i < loads_a; i++) {
-                pa[i] = load_a(me, i, row0, k_next, k_end);
-            }
-            for (var i = 0u; i < loads_b; i++) {
-                pb[i] = load_b(me, i, col0, k_next, k_end);
-            }
+        // Unconditional: past the last slice the loads give zeros (k_next >= k_end), stored into
+        // the buffer nobody reads again. Behind an `if (more)`, NVIDIA's compiler joined this
+        // block with the stores' `if (more)` after the multiply-adds (same condition), so every
+        // global load was issued after the arithmetic it was meant to hide behind, and waited
+        // for at once (the disassembly, BENCHMARKS.md): 35.2 TFLOP/s at 4096³; without the
+        // branch the loads go out mid-slice, 41.6.
+        for (var i = 0u; i < loads_a; i++) {
+            pa[i] = load_a(me, i, row0, k_next, k_end);
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            pb[i] = load_b(me, i, col0, k_next, k_end);
         }
         let abase = cur * BK * BM / 4u;
         let bbase = cur * BK * BN / 4u;
@@ -154,13 +157,11 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
                 acc[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
             }
         }
-        if (more) {
-            for (var i = 0u; i < loads_a; i++) {
-                store_a(1u - cur, me, i, pa[i]);
-            }
-            for (var i = 0u; i < loads_b; i++) {
-                store_b(1u - cur, me, i, pb[i]);
-            }
+        for (var i = 0u; i < loads_a; i++) {
+            store_a(1u - cur, me, i, pa[i]);
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            store_b(1u - cur, me, i, pb[i]);
         }
         // One barrier: the next slice is stored, and nobody still reads the buffer that the
         // slice after it will overwrite (it was read before this barrier).

@@ -63,8 +63,8 @@ impl Tiling for PipelinedTiling {
 
     fn candidates(&self) -> Vec<Spec> {
         // BK <= BM/4 and BN/4: at most MAX_LOADS = 4 vec4 loads per operand per invocation.
-        // 128×128×16 (32 KiB) measured slower than 128×128×8 on the H100 (29.8 against 35.2
-        // TFLOP/s at 4096³): the second buffer costs residency. Blocks are scored by the
+        // 128×128×16 (32 KiB) measured slower than 128×128×8 on the H100 (31.9 against 41.6
+        // TFLOP/s at 4096³, 2026-11-23). Blocks are scored by the
         // reuse they achieve on this shape (a 128-wide block over 64 columns reuses like 64, and
         // half of it idles).
         [

@@ -5,7 +5,8 @@
 // The same three levels as the blocked kernel, one level up in size:
 // - a workgroup owns a BM×BN block of C and walks K in slices of BK, staging each slice of A
 //   (BM×BK) and of B (BK×BN) in workgroup memory as f16, double-buffered with one barrier per
-//   slice and the next slice prefetched into registers (as in matmul_pipelined.wgsl);
+//   slice, while the global loads of the slice after next are in flight in registers (one
+//   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units);
 // - each subgroup owns a 32×64 part of the block: 2×4 accumulator fragments of 16×16 f32 held in
 //   its registers for the whole of K (the register tile of the blocked kernel, spread over the
 //   subgroup's invocations by the hardware);
@@ -53,7 +54,7 @@ const WM: u32 = 32u;      // rows of C per subgroup: 2 fragments
 const WN: u32 = 64u;      // columns of C per subgroup: 4 fragments
 override SG: u32 = 32u;   // the adapter's subgroup size
 const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
-const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand (pa0..pa7, pb0..pb7)
+const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand (Slice: a0..a7, b0..b7)
 
 // Row strides of the staged slices, in halves: padded by 8 (16 bytes).
 override AS: u32 = BK + 8u;
@@ -108,6 +109,64 @@ fn store_b(buf: u32, me: u32, i: u32, v: vec4<f16>) {
 }
 
 
+// One slice's worth of an invocation's global loads (up to MAX_LOADS vec4s of A and of B), in
+// named members, not an array indexed by a loop variable: NVIDIA's compiler kept such an array
+// in local memory, so every prefetch went to memory before the multiply-adds could start (131
+// against 133 TFLOP/s named, BENCHMARKS.md). Members past the loads a tile needs are never set
+// and fold away.
+struct Slice {
+    a0: vec4<f16>, a1: vec4<f16>, a2: vec4<f16>, a3: vec4<f16>,
+    a4: vec4<f16>, a5: vec4<f16>, a6: vec4<f16>, a7: vec4<f16>,
+    b0: vec4<f16>, b1: vec4<f16>, b2: vec4<f16>, b3: vec4<f16>,
+    b4: vec4<f16>, b5: vec4<f16>, b6: vec4<f16>, b7: vec4<f16>,
+}
+
+// The global loads of the slice at k0 (zeros past k_end: a slice beyond the last adds nothing).
+fn fetch(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
+    let la = (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+    let lb = (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+    var s: Slice;
+    if (0u < la) { s.a0 = load_a(me, 0u, row0, k0, k_end); }
+    if (1u < la) { s.a1 = load_a(me, 1u, row0, k0, k_end); }
+    if (2u < la) { s.a2 = load_a(me, 2u, row0, k0, k_end); }
+    if (3u < la) { s.a3 = load_a(me, 3u, row0, k0, k_end); }
+    if (4u < la) { s.a4 = load_a(me, 4u, row0, k0, k_end); }
+    if (5u < la) { s.a5 = load_a(me, 5u, row0, k0, k_end); }
+    if (6u < la) { s.a6 = load_a(me, 6u, row0, k0, k_end); }
+    if (7u < la) { s.a7 = load_a(me, 7u, row0, k0, k_end); }
+    if (0u < lb) { s.b0 = load_b(me, 0u, col0, k0, k_end); }
+    if (1u < lb) { s.b1 = load_b(me, 1u, col0, k0, k_end); }
+    if (2u < lb) { s.b2 = load_b(me, 2u, col0, k0, k_end); }
+    if (3u < lb) { s.b3 = load_b(me, 3u, col0, k0, k_end); }
+    if (4u < lb) { s.b4 = load_b(me, 4u, col0, k0, k_end); }
+    if (5u < lb) { s.b5 = load_b(me, 5u, col0, k0, k_end); }
+    if (6u < lb) { s.b6 = load_b(me, 6u, col0, k0, k_end); }
+    if (7u < lb) { s.b7 = load_b(me, 7u, col0, k0, k_end); }
+    return s;
+}
+
+// A fetched slice into workgroup buffer `buf`.
+fn stage(buf: u32, me: u32, s: Slice) {
+    let la = (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+    let lb = (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS;
+    if (0u < la) { store_a(buf, me, 0u, s.a0); }
+    if (1u < la) { store_a(buf, me, 1u, s.a1); }
+    if (2u < la) { store_a(buf, me, 2u, s.a2); }
+    if (3u < la) { store_a(buf, me, 3u, s.a3); }
+    if (4u < la) { store_a(buf, me, 4u, s.a4); }
+    if (5u < la) { store_a(buf, me, 5u, s.a5); }
+    if (6u < la) { store_a(buf, me, 6u, s.a6); }
+    if (7u < la) { store_a(buf, me, 7u, s.a7); }
+    if (0u < lb) { store_b(buf, me, 0u, s.b0); }
+    if (1u < lb) { store_b(buf, me, 1u, s.b1); }
+    if (2u < lb) { store_b(buf, me, 2u, s.b2); }
+    if (3u < lb) { store_b(buf, me, 3u, s.b3); }
+    if (4u < lb) { store_b(buf, me, 4u, s.b4); }
+    if (5u < lb) { store_b(buf, me, 5u, s.b5); }
+    if (6u < lb) { store_b(buf, me, 6u, s.b6); }
+    if (7u < lb) { store_b(buf, me, 7u, s.b7); }
+}
+
 // One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
 // fragment is bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression
 // passed straight to coopStore (FINDINGS.md 7).
@@ -140,8 +199,6 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     let k_begin = min(split * cp.k_split, cp.k);
     let k_end = min(k_begin + cp.k_split, cp.k);
     let slices = (k_end - k_begin + BK - 1u) / BK;
-    let loads_a = (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS;
-    let loads_b = (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS;
 
     let sub = me / SG;     // this invocation's subgroup
     let lane = me % SG;
@@ -156,61 +213,19 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     var acc1_1 = coop_mat16x16<f32, C>();
     var acc1_2 = coop_mat16x16<f32, C>();
     var acc1_3 = coop_mat16x16<f32, C>();
-    // The prefetched slice is held in named registers, not in an array indexed by a loop
-    // variable: NVIDIA's compiler kept such an array in local memory (128 bytes per invocation,
-    // read with VK_KHR_pipeline_executable_properties), so every prefetch stored its load to
-    // memory before the multiply-adds could start; named, 100 registers and no local memory,
-    // and 131 -> 133 TFLOP/s at 4096³ (BENCHMARKS.md). Unused ones are folded away.
-    var pa0 = vec4<f16>();
-    var pb0 = vec4<f16>();
-    var pa1 = vec4<f16>();
-    var pb1 = vec4<f16>();
-    var pa2 = vec4<f16>();
-    var pb2 = vec4<f16>();
-    var pa3 = vec4<f16>();
-    var pb3 = vec4<f16>();
-    var pa4 = vec4<f16>();
-    var pb4 = vec4<f16>();
-    var pa5 = vec4<f16>();
-    var pb5 = vec4<f16>();
-    var pa6 = vec4<f16>();
-    var pb6 = vec4<f16>();
-    var pa7 = vec4<f16>();
-    var pb7 = vec4<f16>();
-
-    // Prologue: slice 0 into buffer 0.
-    if (slices > 0u) {
-        for (var i = 0u; i < loads_a; i++) {
-            store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
-        }
-    }
+    // Prologue: slice 0 into buffer 0, slice 1 fetched into registers.
+    stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
+    var next = fetch(me, row0, col0, k_begin + BK, k_end);
     workgroupBarrier();
 
     for (var s = 0u; s < slices; s++) {
         let cur = s % 2u;
-        let more = s + 1u < slices;
-        let k_next = k_begin + (s + 1u) * BK;
-        if (more) {
-            if (0u < loads_a) { pa0 = load_a(me, 0u, row0, k_next, k_end); }
-            if (1u < loads_a) { pa1 = load_a(me, 1u, row0, k_next, k_end); }
-            if (2u < loads_a) { pa2 = load_a(me, 2u, row0, k_next, k_end); }
-            if (3u < loads_a) { pa3 = load_a(me, 3u, row0, k_next, k_end); }
-            if (4u < loads_a) { pa4 = load_a(me, 4u, row0, k_next, k_end); }
-            if (5u < loads_a) { pa5 = load_a(me, 5u, row0, k_next, k_end); }
-            if (6u < loads_a) { pa6 = load_a(me, 6u, row0, k_next, k_end); }
-            if (7u < loads_a) { pa7 = load_a(me, 7u, row0, k_next, k_end); }
-            if (0u < loads_b) { pb0 = load_b(me, 0u, col0, k_next, k_end); }
-            if (1u < loads_b) { pb1 = load_b(me, 1u, col0, k_next, k_end); }
-            if (2u < loads_b) { pb2 = load_b(me, 2u, col0, k_next, k_end); }
-            if (3u < loads_b) { pb3 = load_b(me, 3u, col0, k_next, k_end); }
-            if (4u < loads_b) { pb4 = load_b(me, 4u, col0, k_next, k_end); }
-            if (5u < loads_b) { pb5 = load_b(me, 5u, col0, k_next, k_end); }
-            if (6u < loads_b) { pb6 = load_b(me, 6u, col0, k_next, k_end); }
-            if (7u < loads_b) { pb7 = load_b(me, 7u, col0, k_next, k_end); }
-        }
+        // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
+        // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
+        // finish a 128×256×16 slice long before its successor's loads return, and wait
+        // (133 against 183 TFLOP/s at 4096³ on the H100, BENCHMARKS.md). Unconditional:
+        // past the last slice the loads give zeros, never used.
+        let ahead = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
         let abase = cur * BM * AS + sub_row * AS;
         let bbase = cur * BK * BS + sub_col;
         // [lesson] the lines the tour quotes
@@ -230,25 +245,9 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
             acc1_2 = coopMultiplyAdd(fa1, fb2, acc1_2);
             acc1_3 = coopMultiplyAdd(fa1, fb3, acc1_3);
         }
-        if (more) {
         // [/lesson]
-            if (0u < loads_a) { store_a(1u - cur, me, 0u, pa0); }
-            if (1u < loads_a) { store_a(1u - cur, me, 1u, pa1); }
-            if (2u < loads_a) { store_a(1u - cur, me, 2u, pa2); }
-            if (3u < loads_a) { store_a(1u - cur, me, 3u, pa3); }
-            if (4u < loads_a) { store_a(1u - cur, me, 4u, pa4); }
-            if (5u < loads_a) { store_a(1u - cur, me, 5u, pa5); }
-            if (6u < loads_a) { store_a(1u - cur, me, 6u, pa6); }
-            if (7u < loads_a) { store_a(1u - cur, me, 7u, pa7); }
-            if (0u < loads_b) { store_b(1u - cur, me, 0u, pb0); }
-            if (1u < loads_b) { store_b(1u - cur, me, 1u, pb1); }
-            if (2u < loads_b) { store_b(1u - cur, me, 2u, pb2); }
-            if (3u < loads_b) { store_b(1u - cur, me, 3u, pb3); }
-            if (4u < loads_b) { store_b(1u - cur, me, 4u, pb4); }
-            if (5u < loads_b) { store_b(1u - cur, me, 5u, pb5); }
-            if (6u < loads_b) { store_b(1u - cur, me, 6u, pb6); }
-            if (7u < loads_b) { store_b(1u - cur, me, 7u, pb7); }
-        }
+        stage(1u - cur, me, next);
+        next = ahead;
         // One barrier per slice, as in the pipelined kernel.
         workgroupBarrier();
     }

@@ -145,8 +145,9 @@ impl Tiling for CoopTiling {
                     // subgroup (the epilogue): the shader's three declarations.
                     workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
                     // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
-                    // prefetched vec4<f16>s (2 registers each), addressing.
-                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * loads + 24,
+                    // two slices of prefetched vec4<f16>s in flight (2 registers each),
+                    // addressing.
+                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * 2 * loads + 24,
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

@@ -38,8 +38,22 @@ fn main() {
         &constants,
     )
     .unwrap();
+    // The options wgpu's Vulkan back end uses for a module made with
+    // `create_shader_module_trusted(.., ShaderRuntimeChecks::unchecked())`, as tilekit makes
+    // them (src/pipeline.rs): no bounds checks, no loop bounding, no division checks, workgroup
+    // memory not zeroed. naga's defaults differ, and the loop-bounding counter alone keeps the
+    // driver from unrolling any loop: the statistics would describe another kernel.
     let mut options = naga::back::spv::Options {
         lang_version: (1, 3),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Unchecked,
+            buffer: naga::proc::BoundsCheckPolicy::Unchecked,
+            image_load: naga::proc::BoundsCheckPolicy::Unchecked,
+            binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
+        },
+        force_loop_bounding: false,
+        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
+        emit_int_div_checks: false,
         ..Default::default()
     };
     options.flags.remove(naga::back::spv::WriterFlags::DEBUG);

@@ -110,10 +110,9 @@ fn store_b(buf: u32, me: u32, i: u32, v: vec4<f16>) {
 
 
 // One slice's worth of an invocation's global loads (up to MAX_LOADS vec4s of A and of B), in
-// named members, not an array indexed by a loop variable: NVIDIA's compiler kept such an array
-// in local memory, so every prefetch went to memory before the multiply-adds could start (131
-// against 133 TFLOP/s named, BENCHMARKS.md). Members past the loads a tile needs are never set
-// and fold away.
+// named members rather than an array indexed by a loop variable (131 against 133 TFLOP/s named,
+// on the H100 with one slice ahead, BENCHMARKS.md). Members past the loads a tile needs are
+// never set and fold away.
 struct Slice {
     a0: vec4<f16>, a1: vec4<f16>, a2: vec4<f16>, a3: vec4<f16>,
     a4: vec4<f16>, a5: vec4<f16>, a6: vec4<f16>, a7: vec4<f16>,
@@ -223,7 +222,7 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
         // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
         // finish a 128×256×16 slice long before its successor's loads return, and wait
-        // (133 against 183 TFLOP/s at 4096³ on the H100, BENCHMARKS.md). Unconditional:
+        // (133 against 186 TFLOP/s at 4096³ on the H100, BENCHMARKS.md). Unconditional:
         // past the last slice the loads give zeros, never used.
         let ahead = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
         let abase = cur * BM * AS + sub_row * AS;

@@ -1,6 +1,6 @@
 //! `coop`: f16 matmul on the matrix units (tensor cores) through WGSL cooperative matrices
 //! (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX). The tiling of lesson 02 one level up: workgroup
-//! blocks staged in workgroup memory as f16 (double-buffered, prefetched), each subgroup holding
+//! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead), each subgroup holding
 //! a grid of 16×16 f32 accumulator fragments, one `coopMultiplyAdd` per fragment per 16-deep
 //! step. Shader: `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`.
 //!

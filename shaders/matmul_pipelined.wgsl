@@ -5,8 +5,10 @@
 // 1. Double-buffered workgroup memory: while the workgroup multiplies slice s from one buffer, it
 //    stores slice s+1 into the other, so one barrier per slice suffices instead of two (fig 4.16
 //    needs the second barrier only because there is one buffer).
-// 2. Register prefetch: the global loads of slice s+1 are issued before the multiply-adds of
-//    slice s, so their latency hides behind arithmetic.
+// 2. Register prefetch, two slices ahead: the global loads of slice s+2 are issued before the
+//    multiply-adds of slice s and stored to workgroup memory only after those of slice s+1, so
+//    their latency hides behind two slices of arithmetic (one slice was not enough on the H100:
+//    BENCHMARKS.md, "reading the compiled code").
 // 3. 128-bit reads of workgroup memory: each invocation's 8×8 register tile is two 4-wide halves
 //    of rows and of columns (rows 4·ty.. and BM/2 + 4·ty.., columns likewise), so every read of
 //    `a_s`/`b_s` is one vec4 and eight neighbouring invocations read 128 consecutive bytes (no
@@ -37,7 +39,7 @@ struct Params {
 
 override BM: u32 = 128u;
 override BN: u32 = 128u;
-override BK: u32 = 16u;
+override BK: u32 = 16u;  // a multiple of 8
 // Each invocation computes 8×8 outputs; the workgroup is (BN/8)×(BM/8).
 const MAX_LOADS: u32 = 4u;  // vec4 loads per invocation per slice, per operand (BK <= BM/4, BN/4)
 
@@ -90,6 +92,30 @@ fn store_b(buf: u32, me: u32, i: u32, v: vec4<f32>) {
     }
 }
 
+// The multiply-adds of the slice in buffer `buf`: per k, one vec4 from each half of the
+// invocation's rows of A and of its columns of B, 64 multiply-adds (fig 4.16's inner loop, on a
+// register tile). In runs of 8 steps: NVIDIA's compiler unrolls a loop of 8 such steps and not
+// one of 16, and a loop left rolled indexes the accumulators dynamically (40.6 against 31.9
+// TFLOP/s at 128×128×16, 4096³).
+fn multiply(acc: ptr<function, array<vec4<f32>, 16>>, buf: u32, lid: vec3<u32>) {
+    let abase = buf * BK * BM / 4u;
+    let bbase = buf * BK * BN / 4u;
+    for (var k8 = 0u; k8 < BK; k8 += 8u) {
+        for (var kk = k8; kk < k8 + 8u; kk++) {
+            let a_lo = a_s[abase + kk * (BM / 4u) + lid.y];
+            let a_hi = a_s[abase + kk * (BM / 4u) + BM / 8u + lid.y];
+            let b_lo = b_s[bbase + kk * (BN / 4u) + lid.x];
+            let b_hi = b_s[bbase + kk * (BN / 4u) + BN / 8u + lid.x];
+            for (var i = 0u; i < 4u; i++) {
+                (*acc)[2u * i] += a_lo[i] * b_lo;
+                (*acc)[2u * i + 1u] += a_lo[i] * b_hi;
+                (*acc)[2u * (i + 4u)] += a_hi[i] * b_lo;
+                (*acc)[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(BN / 8u, BM / 8u)
 fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>,
@@ -114,57 +140,69 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     for (var i = 0u; i < 16u; i++) {
         acc[i] = vec4<f32>(0.0);
     }
+    // Two register sets, p and q, take turns: each holds a slice from its global loads until it
+    // is stored to workgroup memory a slice later. The loop body is written twice, once per
+    // set, so that every index into them is a constant (an array of sets indexed by s % 2 would
+    // go to memory). The loads are unconditional: past the last slice they give zeros, stored
+    // where nobody reads or multiplied into nothing. Behind an `if`, NVIDIA's compiler merged
+    // the loads with the stores' identical `if` after the multiply-adds, and no load hid behind
+    // arithmetic (35.2 TFLOP/s at 4096³ against 41.6 without the branch, BENCHMARKS.md).
+    // An odd number of slices runs one more slice of zeros; the host makes split-K's share of
+    // K an even number of slices.
     var pa: array<vec4<f32>, MAX_LOADS>;
     var pb: array<vec4<f32>, MAX_LOADS>;
+    var qa: array<vec4<f32>, MAX_LOADS>;
+    var qb: array<vec4<f32>, MAX_LOADS>;
 
-    // Prologue: slice 0 into buffer 0.
-    if (slices > 0u) {
-        for (var i = 0u; i < loads_a; i++) {
-            store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
-        }
+    // Prologue: slice 0 into buffer 0, slice 1 into p.
+    for (var i = 0u; i < loads_a; i++) {
+        store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
+    }
+    for (var i = 0u; i < loads_b; i++) {
+        store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
+    }
+    for (var i = 0u; i < loads_a; i++) {
+        pa[i] = load_a(me, i, row0, k_begin + BK, k_end);
+    }
+    for (var i = 0u; i < loads_b; i++) {
+        pb[i] = load_b(me, i, col0, k_begin + BK, k_end);
     }
     workgroupBarrier();
 
-    for (var s = 0u; s < slices; s++) {
-        let cur = s % 2u;
-        let k_next = k_begin + (s + 1u) * BK;
-        // Unconditional: past the last slice the loads give zeros (k_next >= k_end), stored into
-        // the buffer nobody reads again. Behind an `if (more)`, NVIDIA's compiler joined this
-        // block with the stores' `if (more)` after the multiply-adds (same condition), so every
-        // global load was issued after the arithmetic it was meant to hide behind, and waited
-        // for at once (the disassembly, BENCHMARKS.md): 35.2 TFLOP/s at 4096³; without the
-        // branch the loads go out mid-slice, 41.6.
+    for (var s = 0u; s < slices; s += 2u) {
+        // Slice s from buffer 0; slice s+2 loaded into q; p (slice s+1) stored to buffer 1.
+        let k2 = k_begin + (s + 2u) * BK;
         for (var i = 0u; i < loads_a; i++) {
-            pa[i] = load_a(me, i, row0, k_next, k_end);
+            qa[i] = load_a(me, i, row0, k2, k_end);
         }
         for (var i = 0u; i < loads_b; i++) {
-            pb[i] = load_b(me, i, col0, k_next, k_end);
+            qb[i] = load_b(me, i, col0, k2, k_end);
         }
-        let abase = cur * BK * BM / 4u;
-        let bbase = cur * BK * BN / 4u;
-        for (var kk = 0u; kk < BK; kk++) {
-            let a_lo = a_s[abase + kk * (BM / 4u) + lid.y];
-            let a_hi = a_s[abase + kk * (BM / 4u) + BM / 8u + lid.y];
-            let b_lo = b_s[bbase + kk * (BN / 4u) + lid.x];
-            let b_hi = b_s[bbase + kk * (BN / 4u) + BN / 8u + lid.x];
-            for (var i = 0u; i < 4u; i++) {
-                acc[2u * i] += a_lo[i] * b_lo;
-                acc[2u * i + 1u] += a_lo[i] * b_hi;
-                acc[2u * (i + 4u)] += a_hi[i] * b_lo;
-                acc[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
-            }
-        }
+        multiply(&acc, 0u, lid);
         for (var i = 0u; i < loads_a; i++) {
-            store_a(1u - cur, me, i, pa[i]);
+            store_a(1u, me, i, pa[i]);
         }
         for (var i = 0u; i < loads_b; i++) {
-            store_b(1u - cur, me, i, pb[i]);
+            store_b(1u, me, i, pb[i]);
         }
-        // One barrier: the next slice is stored, and nobody still reads the buffer that the
-        // slice after it will overwrite (it was read before this barrier).
+        // One barrier per slice: the next slice is stored, and nobody still reads the buffer
+        // that the slice after it will overwrite (it was read before this barrier).
+        workgroupBarrier();
+        // Slice s+1 from buffer 1; slice s+3 loaded into p; q (slice s+2) stored to buffer 0.
+        let k3 = k_begin + (s + 3u) * BK;
+        for (var i = 0u; i < loads_a; i++) {
+            pa[i] = load_a(me, i, row0, k3, k_end);
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            pb[i] = load_b(me, i, col0, k3, k_end);
+        }
+        multiply(&acc, 1u, lid);
+        for (var i = 0u; i < loads_a; i++) {
+            store_a(0u, me, i, qa[i]);
+        }
+        for (var i = 0u; i < loads_b; i++) {
+            store_b(0u, me, i, qb[i]);
+        }
         workgroupBarrier();
     }
 

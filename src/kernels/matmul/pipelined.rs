@@ -1,5 +1,5 @@
 //! `pipelined`: the blocked kernel made fast (double-buffered workgroup memory with one barrier
-//! per slice, register prefetch of the next slice, 128-bit workgroup-memory reads, 8×8 per
+//! per slice, register prefetch two slices ahead, 128-bit workgroup-memory reads, 8×8 per
 //! invocation), with split-K when the output blocks cannot fill the GPU, and ragged operands
 //! padded to rows of 4 floats so that every load stays 128 bits wide. Shader:
 //! `shaders/matmul_pipelined.wgsl` after `shaders/matmul_support.wgsl`.
@@ -63,12 +63,14 @@ impl Tiling for PipelinedTiling {
 
     fn candidates(&self) -> Vec<Spec> {
         // BK <= BM/4 and BN/4: at most MAX_LOADS = 4 vec4 loads per operand per invocation.
-        // 128×128×16 (32 KiB) measured slower than 128×128×8 on the H100 (31.9 against 41.6
-        // TFLOP/s at 4096³, 2026-11-23). Blocks are scored by the
+        // On the H100 (2026-11-23, 4096³) 128×128×16 and 128×128×8 run at 43.3 and 42.6
+        // TFLOP/s; the planner prefers the second (twice the workgroups per multiprocessor),
+        // the autotuner may pick the first. Blocks are scored by the
         // reuse they achieve on this shape (a 128-wide block over 64 columns reuses like 64, and
         // half of it idles).
         [
             (128u32, 128u32, 8u32),
+            (128, 128, 16),
             (128, 64, 16),
             (64, 128, 16),
             (64, 64, 16),
@@ -86,8 +88,8 @@ impl Tiling for PipelinedTiling {
                     invocations: wx * wy,
                     // Two buffers of the A and B slices, f32.
                     workgroup_bytes: 2 * (bk * bm + bk * bn) * 4,
-                    // 64 accumulators, 16 operands, the prefetched vec4s, addressing.
-                    registers: 64 + 16 + 4 * loads + 24,
+                    // 64 accumulators, 16 operands, two sets of prefetched vec4s, addressing.
+                    registers: 64 + 16 + 2 * 4 * loads + 24,
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;
@@ -183,7 +185,9 @@ impl Kernel for Pipelined {
             m as u64 * n4 as u64 * 4,
             gpu.limits().max_binding_bytes(),
         );
-        let k_split = k4.div_ceil(splits).div_ceil(bk) * bk;
+        // An even number of slices per split: the shader runs slices in pairs (an odd count
+        // runs one slice of zeros).
+        let k_split = k4.div_ceil(splits).div_ceil(2 * bk) * 2 * bk;
         splits = k4.div_ceil(k_split);
         let params = gpu.uniform(&Params {
             m,

@@ -2,7 +2,7 @@
 
 use crate::gpu::Gpu;
 use crate::pipeline::Shader;
-use crate::pool::{next_id, Bind, Inner};
+use crate::pool::{next_id, Bind, Detached, Inner};
 use crate::{Error, Result};
 use bytemuck::Pod;
 use std::marker::PhantomData;
@@ -35,7 +35,20 @@ impl<T> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        self.pool.give_back(self.id, self.buffer.clone());
+        // Id 0 is never handed out: a buffer detached into a cache gives itself back from there.
+        if self.id != 0 {
+            self.pool.give_back(self.id, self.buffer.clone());
+        }
+    }
+}
+
+impl<T> DeviceBuffer<T> {
+    /// This buffer as a cache inside the pool may hold it: without a strong reference to the
+    /// pool (which would keep the pool, and the cache, alive for ever).
+    pub(crate) fn detach(mut self) -> Detached {
+        let d = Detached::new(self.id, self.buffer.clone(), &self.pool);
+        self.id = 0;
+        d
     }
 }
 

@@ -195,3 +195,9 @@ impl Gpu {
         f()
     }
 }
+
+/// Whether this thread runs substituted shaders ([`Gpu::with_substitute`]): caches of prepared
+/// launches (`pool::Inner::recipe`) are then neither read nor filled.
+pub(crate) fn substituting() -> bool {
+    SUBSTITUTES.with(|m| !m.borrow().is_empty())
+}

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// Storage buffers kept for reuse.
 pub const MAX_POOLED_BUFFERS: usize = 64;
@@ -34,6 +34,8 @@ pub const MAX_UNIFORMS: usize = 256;
 pub const MAX_BIND_GROUPS: usize = 512;
 /// Timestamp query sets kept.
 pub const MAX_TIMERS: usize = 16;
+/// Prepared launch sequences kept per Gpu (a family's launches, bind groups and scratch for one input).
+pub const MAX_RECIPES: usize = 64;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -82,6 +84,45 @@ pub(crate) struct Timer {
     pub staging: wgpu::Buffer,
 }
 
+/// What a family's prepared launches depend on: the buffers they bind (by id), the element type
+/// and the family's own parameters (sizes, operator, variant).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct RecipeKey {
+    pub family: &'static str,
+    pub ty: std::any::TypeId,
+    pub buffers: Vec<u64>,
+    pub params: Vec<u64>,
+}
+
+type Recipe = Arc<dyn std::any::Any + Send + Sync>;
+
+/// A buffer owned by something cached inside the pool (a recipe's scratch): given back to the
+/// pool when dropped, through a weak reference, so that the cache does not keep its own pool
+/// alive.
+pub(crate) struct Detached {
+    pub id: u64,
+    pub buffer: wgpu::Buffer,
+    pool: Weak<Inner>,
+}
+
+impl Detached {
+    pub(crate) fn new(id: u64, buffer: wgpu::Buffer, pool: &Arc<Inner>) -> Detached {
+        Detached {
+            id,
+            buffer,
+            pool: Arc::downgrade(pool),
+        }
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.give_back(self.id, self.buffer.clone());
+        }
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) struct BindKey {
     pub pipeline: usize,
@@ -110,14 +151,17 @@ impl<K: std::hash::Hash + Eq + Clone, V: Clone> Lru<K, V> {
             e.1.clone()
         })
     }
-    fn insert(&mut self, k: K, v: V) {
+    /// Insert, and hand back what made room (or was replaced) so that the caller drops it after
+    /// releasing its lock: a recipe's drop gives buffers back, which takes this pool's locks.
+    fn insert(&mut self, k: K, v: V) -> Option<V> {
+        let mut evicted = None;
         if self.map.len() >= self.cap && !self.map.contains_key(&k) {
             if let Some(old) = self.map.iter().min_by_key(|e| e.1 .0).map(|e| e.0.clone()) {
-                self.map.remove(&old);
+                evicted = self.map.remove(&old).map(|e| e.1);
             }
         }
         self.clock += 1;
-        self.map.insert(k, (self.clock, v));
+        self.map.insert(k, (self.clock, v)).map(|e| e.1).or(evicted)
     }
 }
 
@@ -134,6 +178,7 @@ pub(crate) struct Inner {
     staging: Mutex<Vec<wgpu::Buffer>>,
     uniforms: Mutex<Lru<Vec<u8>, Uniform>>,
     bind_groups: Mutex<Lru<BindKey, wgpu::BindGroup>>,
+    recipes: Mutex<Lru<RecipeKey, Recipe>>,
     pub(crate) timers: Mutex<Vec<Timer>>,
 }
 
@@ -151,6 +196,7 @@ impl Default for Pools {
                 staging: Mutex::new(Vec::new()),
                 uniforms: Mutex::new(Lru::new(MAX_UNIFORMS)),
                 bind_groups: Mutex::new(Lru::new(MAX_BIND_GROUPS)),
+                recipes: Mutex::new(Lru::new(MAX_RECIPES)),
                 timers: Mutex::new(Vec::new()),
             }),
         }
@@ -170,6 +216,8 @@ pub struct PoolStats {
     pub uniforms: usize,
     /// Bind groups kept.
     pub bind_groups: usize,
+    /// Prepared launch sequences kept.
+    pub recipes: usize,
     /// Timestamp query sets kept.
     pub timers: usize,
 }
@@ -208,11 +256,56 @@ impl Inner {
         self.forget(id);
     }
 
-    /// Drop every cached bind group that names buffer `id`.
+    /// Drop every cached bind group and recipe that names buffer `id`.
     pub(crate) fn forget(&self, id: u64) {
         if let Ok(mut b) = self.bind_groups.lock() {
             b.map.retain(|k, _| k.entries.iter().all(|e| e.1 != id));
         }
+        // Dropped after the lock is released (see `Lru::insert`).
+        let _gone: Vec<Recipe> = match self.recipes.lock() {
+            Ok(mut r) => {
+                let names: Vec<RecipeKey> = r
+                    .map
+                    .keys()
+                    .filter(|k| k.buffers.contains(&id))
+                    .cloned()
+                    .collect();
+                names
+                    .iter()
+                    .filter_map(|k| r.map.remove(k))
+                    .map(|e| e.1)
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        };
+    }
+
+    /// A family's prepared launches for `key`, made by `make` the first time: the per-call work
+    /// of choosing a plan, building shaders' names, allocating scratch buffers and binding them
+    /// is done once per input buffer and parameters, not on every call (issue 13, the per-call
+    /// tax). A recipe owns its scratch buffers; launches from several calls run in queue order,
+    /// so calls sharing one never overlap on the GPU.
+    pub(crate) fn recipe<R: std::any::Any + Send + Sync>(
+        &self,
+        key: RecipeKey,
+        make: impl FnOnce() -> crate::Result<R>,
+    ) -> crate::Result<Arc<R>> {
+        // A learner's substituted shader must run, not the pipelines prepared before it.
+        if crate::pipeline::substituting() {
+            return make().map(Arc::new);
+        }
+        let hit = self.recipes.lock().ok().and_then(|mut r| r.get(&key));
+        if let Some(r) = hit.and_then(|r| r.downcast::<R>().ok()) {
+            return Ok(r);
+        }
+        let made = Arc::new(make()?);
+        let evicted = self
+            .recipes
+            .lock()
+            .ok()
+            .and_then(|mut r| r.insert(key, made.clone() as Recipe));
+        drop(evicted);
+        Ok(made)
     }
 
     pub(crate) fn staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
@@ -295,6 +388,7 @@ impl Inner {
             staging: self.staging.lock().map(|s| s.len()).unwrap_or(0),
             uniforms: self.uniforms.lock().map(|u| u.map.len()).unwrap_or(0),
             bind_groups: self.bind_groups.lock().map(|b| b.map.len()).unwrap_or(0),
+            recipes: self.recipes.lock().map(|r| r.map.len()).unwrap_or(0),
             timers: self.timers.lock().map(|t| t.len()).unwrap_or(0),
         }
     }

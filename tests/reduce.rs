@@ -165,3 +165,53 @@ fn the_untimed_call_on_a_device_buffer_matches_the_reference() {
         assert_eq!(g.reduce_value(&du, Op::Sum).unwrap(), wrapped, "n={n}");
     }
 }
+
+#[test]
+fn a_repeated_call_reuses_its_prepared_launches_and_reads_the_buffers_contents() {
+    // Its own Gpu: the recipe count below must not see other tests' calls.
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default()).unwrap();
+    let n = 300_007;
+    let x = random_f32(n, 60);
+    let dx = g.upload("x", &x).unwrap();
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let before = g.pool_stats().recipes;
+    for call in 0..2 {
+        let got = g.reduce_value(&dx, Op::Sum).unwrap() as f64;
+        assert!(
+            (got - exact).abs() <= sum_bound(&x),
+            "call {call}: {got} vs {exact}"
+        );
+    }
+    assert_eq!(
+        g.pool_stats().recipes,
+        before + 1,
+        "the second call on the same buffer prepares nothing new"
+    );
+    drop(dx);
+    // A new upload of the same size takes the pooled allocation back, id and all, so the
+    // prepared launches bind it again: they must read what is in it now.
+    for seed in 61..64 {
+        let y = random_f32(n, seed);
+        let dy = g.upload("y", &y).unwrap();
+        let exact: f64 = y.iter().map(|&v| v as f64).sum();
+        let got = g.reduce_value(&dy, Op::Sum).unwrap() as f64;
+        assert!(
+            (got - exact).abs() <= sum_bound(&y),
+            "seed {seed}: {got} vs {exact}"
+        );
+    }
+    // The global variant reduces a scratch copy in place: the second call must copy the input
+    // again, not reduce what the first call left in the scratch.
+    let z = random_f32(n, 64);
+    let dz = g.upload("z", &z).unwrap();
+    let exact: f64 = z.iter().map(|&v| v as f64).sum();
+    for call in 0..2 {
+        let (got, _) = g.reduce_on_device(&dz, Op::Sum, Variant::Global).unwrap();
+        let got = got as f64;
+        assert!(
+            (got - exact).abs() <= sum_bound(&z),
+            "global, call {call}: {got} vs {exact}"
+        );
+    }
+    assert!(g.pool_stats().recipes <= tilekit::pool::MAX_RECIPES);
+}

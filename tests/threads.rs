@@ -93,6 +93,7 @@ fn two_thousand_calls_keep_memory_flat() {
     assert!(s.staging <= tilekit::pool::MAX_STAGING, "{s:?}");
     assert!(s.uniforms <= tilekit::pool::MAX_UNIFORMS, "{s:?}");
     assert!(s.bind_groups <= tilekit::pool::MAX_BIND_GROUPS, "{s:?}");
+    assert!(s.recipes <= tilekit::pool::MAX_RECIPES, "{s:?}");
     // Linux only (statm); elsewhere both read 0. 2,000 calls that leaked one small buffer, bind
     // group or pipeline each would pass 32 MiB.
     let grew = after.saturating_sub(before);

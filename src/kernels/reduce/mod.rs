@@ -21,8 +21,10 @@ use crate::dispatch::Dispatch;
 use crate::launch::{Step, Timing};
 use crate::pipeline::Shader;
 use crate::plan::{workgroup_size_candidates, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
+use crate::pool::{Detached, RecipeKey};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
+use std::sync::Arc;
 
 const SOURCE: &str = include_str!("../../../shaders/reduce.wgsl");
 const SUBGROUP_SOURCE: &str = include_str!("../../../shaders/reduce_subgroup.wgsl");
@@ -208,6 +210,19 @@ impl ReduceRun {
     }
 }
 
+/// A prepared reduction of one input buffer (see `Gpu::reduce_recipe`).
+struct ReduceRecipe<T: Element> {
+    _t: std::marker::PhantomData<fn() -> T>,
+    steps: Vec<Step>,
+    /// Each launch's output; the last holds the one value.
+    partials: Vec<Detached>,
+    /// The global variant's in-place copy of the input.
+    scratch: Option<Detached>,
+    bytes: u64,
+    workgroup: u32,
+    plan: Plan,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -240,9 +255,8 @@ impl Gpu {
     /// launches and the readback in one submission and one wait, no timestamp queries (the
     /// cheapest whole call; `reduce-call/1M` in the bench).
     pub fn reduce_value<T: Element>(&self, input: &DeviceBuffer<T>, op: Op) -> Result<T> {
-        Ok(self
-            .reduce_timed(input, op, self.default_reduce_variant(), false)?
-            .0)
+        let recipe = self.reduce_recipe(input, op, self.default_reduce_variant())?;
+        Ok(self.run_recipe(input, &recipe, false)?.0)
     }
 
     fn reduce_timed<T: Element>(
@@ -252,10 +266,74 @@ impl Gpu {
         variant: Variant,
         timed: bool,
     ) -> Result<(T, ReduceRun)> {
-        self.require(
-            variant.needs(),
-            &format!("the {} reduction", variant.name()),
-        )?;
+        let recipe = self.reduce_recipe(input, op, variant)?;
+        let (value, timing) = self.run_recipe(input, &recipe, timed)?;
+        Ok((
+            value,
+            ReduceRun {
+                variant,
+                op,
+                n: input.len() as u64,
+                launches: recipe.steps.len(),
+                bytes: recipe.bytes,
+                workgroup: recipe.workgroup,
+                plan: recipe.plan.clone(),
+                timing,
+            },
+        ))
+    }
+
+    /// The launches and the readback of a prepared reduction: one submission, one wait.
+    fn run_recipe<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        recipe: &ReduceRecipe<T>,
+        timed: bool,
+    ) -> Result<(T, Timing)> {
+        if let Some(s) = &recipe.scratch {
+            self.copy_buffer(input.raw(), &s.buffer, input.bytes())?;
+        }
+        let last = recipe.partials.last().expect("one launch at least");
+        let size = std::mem::size_of::<T>() as u64;
+        let (timing, value) =
+            self.execute_and_read_as::<T>(&recipe.steps, &last.buffer, size, timed)?;
+        let result = *value.first().ok_or_else(|| Error::Gpu {
+            context: "reading the reduction's value back".into(),
+            message: "nothing was read".into(),
+        })?;
+        Ok((result, timing))
+    }
+
+    /// The launches that reduce `input` with `op` and `variant`, their partial buffers and bind
+    /// groups: made on the first call for this buffer and these parameters, then taken from the
+    /// recipe cache (the plan, the shaders' names and the bindings are not redone per call).
+    fn reduce_recipe<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+        variant: Variant,
+    ) -> Result<Arc<ReduceRecipe<T>>> {
+        // The global variant reduces a scratch copy in place: two calls must not share it.
+        if variant == Variant::Global || input.bind().id == 0 {
+            return Ok(Arc::new(self.make_reduce_recipe(input, op, variant)?));
+        }
+        let key = RecipeKey {
+            family: "reduce",
+            ty: std::any::TypeId::of::<T>(),
+            buffers: vec![input.bind().id],
+            params: vec![input.len() as u64, op.code() as u64, variant as u64],
+        };
+        self.pools
+            .inner
+            .recipe(key, || self.make_reduce_recipe(input, op, variant))
+    }
+
+    fn make_reduce_recipe<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+        variant: Variant,
+    ) -> Result<ReduceRecipe<T>> {
         let n = input.len();
         let n32 = u32::try_from(n).map_err(|_| Error::SizeOverflow {
             what: "reduce input".into(),
@@ -292,11 +370,9 @@ impl Gpu {
             None
         };
 
-        // The global variant works in place: copy the input to a scratch buffer first.
+        // The global variant works in place: on a scratch copy of the input (copied per call).
         let scratch = if variant == Variant::Global {
-            let s = self.alloc_uninit::<T>("reduce scratch", n)?;
-            self.copy_buffer(input.raw(), s.raw(), input.bytes())?;
-            Some(s)
+            Some(self.alloc_uninit::<T>("reduce scratch", n)?)
         } else {
             None
         };
@@ -371,26 +447,15 @@ impl Gpu {
                 break;
             }
         }
-        // The launches and the readback of the one value left: one submission, one wait.
-        let last = buffers.last().expect("one launch at least");
-        let (timing, value) = self.execute_and_read_as::<T>(&steps, last.raw(), size, timed)?;
-        let result = *value.first().ok_or_else(|| Error::Gpu {
-            context: "reading the reduction's value back".into(),
-            message: "nothing was read".into(),
-        })?;
-        Ok((
-            result,
-            ReduceRun {
-                variant,
-                op,
-                n: n as u64,
-                launches: steps.len(),
-                bytes,
-                workgroup: wg,
-                plan,
-                timing,
-            },
-        ))
+        Ok(ReduceRecipe {
+            _t: std::marker::PhantomData,
+            steps,
+            partials: buffers.into_iter().map(DeviceBuffer::detach).collect(),
+            scratch: scratch.map(DeviceBuffer::detach),
+            bytes,
+            workgroup: wg,
+            plan,
+        })
     }
 
     /// Reduce a host slice with a chosen variant.

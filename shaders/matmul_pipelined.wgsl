@@ -27,7 +27,7 @@ struct Params {
     n: u32,        // columns of B and of the output (a multiple of 4)
     tiles_x: u32,  // output blocks per row: ceil(n / BN)
     tiles: u32,    // output blocks per split
-    k_split: u32,  // K per split (a multiple of BK)
+    k_split: u32,  // K per split (a multiple of 2·BK: slices run in pairs)
     splits: u32,
     _pad: u32,
 }
@@ -142,13 +142,14 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     }
     // Two register sets, p and q, take turns: each holds a slice from its global loads until it
     // is stored to workgroup memory a slice later. The loop body is written twice, once per
-    // set, so that every index into them is a constant (an array of sets indexed by s % 2 would
-    // go to memory). The loads are unconditional: past the last slice they give zeros, stored
-    // where nobody reads or multiplied into nothing. Behind an `if`, NVIDIA's compiler merged
-    // the loads with the stores' identical `if` after the multiply-adds, and no load hid behind
-    // arithmetic (35.2 TFLOP/s at 4096³ against 41.6 without the branch, BENCHMARKS.md).
-    // An odd number of slices runs one more slice of zeros; the host makes split-K's share of
-    // K an even number of slices.
+    // set, so that every index into them is a constant; copying one set into the other every
+    // slice instead measured slower (39.1 against 42.6 TFLOP/s at 64×128×8, 4096³). The loads
+    // are unconditional: past the last slice they give zeros, stored where nobody reads or
+    // multiplied into nothing. Behind an `if`, NVIDIA's compiler merged the loads with the
+    // stores' identical `if` after the multiply-adds, and no load hid behind arithmetic (35.2
+    // TFLOP/s at 4096³ against 41.6 without the branch, BENCHMARKS.md). An odd number of
+    // slices runs one more slice of zeros; the host makes split-K's share of K an even number
+    // of slices.
     var pa: array<vec4<f32>, MAX_LOADS>;
     var pb: array<vec4<f32>, MAX_LOADS>;
     var qa: array<vec4<f32>, MAX_LOADS>;

@@ -92,6 +92,34 @@ fn store_b(buf: u32, me: u32, i: u32, v: vec4<f32>) {
     }
 }
 
+// One slice's global loads of an invocation: its vec4s of A and of B.
+struct Slice {
+    a: array<vec4<f32>, MAX_LOADS>,
+    b: array<vec4<f32>, MAX_LOADS>,
+}
+
+// The loads of the slice at k0 (zeros past k_end).
+fn fetch(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
+    var s: Slice;
+    for (var i = 0u; i < (BM * BK / 4u + threads() - 1u) / threads(); i++) {
+        s.a[i] = load_a(me, i, row0, k0, k_end);
+    }
+    for (var i = 0u; i < (BK * BN / 4u + threads() - 1u) / threads(); i++) {
+        s.b[i] = load_b(me, i, col0, k0, k_end);
+    }
+    return s;
+}
+
+// A fetched slice into workgroup buffer `buf`.
+fn stage(buf: u32, me: u32, s: Slice) {
+    for (var i = 0u; i < (BM * BK / 4u + threads() - 1u) / threads(); i++) {
+        store_a(buf, me, i, s.a[i]);
+    }
+    for (var i = 0u; i < (BK * BN / 4u + threads() - 1u) / threads(); i++) {
+        store_b(buf, me, i, s.b[i]);
+    }
+}
+
 // The multiply-adds of the slice in buffer `buf`: per k, one vec4 from each half of the
 // invocation's rows of A and of its columns of B, 64 multiply-adds (fig 4.16's inner loop, on a
 // register tile). In runs of 8 steps: NVIDIA's compiler unrolls a loop of 8 such steps and not
@@ -133,77 +161,40 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     if (split >= p.splits) {
         slices = 0u;
     }
-    let loads_a = (BM * BK / 4u + threads() - 1u) / threads();
-    let loads_b = (BK * BN / 4u + threads() - 1u) / threads();
 
     var acc: array<vec4<f32>, 16>;  // row i (0..8) × column half h: acc[2i + h]
     for (var i = 0u; i < 16u; i++) {
         acc[i] = vec4<f32>(0.0);
     }
-    // Two register sets, p and q, take turns: each holds a slice from its global loads until it
-    // is stored to workgroup memory a slice later. The loop body is written twice, once per
-    // set, so that every index into them is a constant; copying one set into the other every
-    // slice instead measured slower (39.1 against 42.6 TFLOP/s at 64×128×8, 4096³). The loads
+    // Two register sets take turns, one for the even slices and one for the odd: each holds a
+    // slice from its global loads until it is stored to workgroup memory a slice later. The
+    // loop body is written twice, once per set; copying one set into the other every slice
+    // instead measured slower (39.1 against 42.6 TFLOP/s at 64×128×8, 4096³). The loads
     // are unconditional: past the last slice they give zeros, stored where nobody reads or
     // multiplied into nothing. Behind an `if`, NVIDIA's compiler merged the loads with the
     // stores' identical `if` after the multiply-adds, and no load hid behind arithmetic (35.2
     // TFLOP/s at 4096³ against 41.6 without the branch, BENCHMARKS.md). An odd number of
     // slices runs one more slice of zeros; the host makes split-K's share of K an even number
     // of slices.
-    var pa: array<vec4<f32>, MAX_LOADS>;
-    var pb: array<vec4<f32>, MAX_LOADS>;
-    var qa: array<vec4<f32>, MAX_LOADS>;
-    var qb: array<vec4<f32>, MAX_LOADS>;
 
-    // Prologue: slice 0 into buffer 0, slice 1 into p.
-    for (var i = 0u; i < loads_a; i++) {
-        store_a(0u, me, i, load_a(me, i, row0, k_begin, k_end));
-    }
-    for (var i = 0u; i < loads_b; i++) {
-        store_b(0u, me, i, load_b(me, i, col0, k_begin, k_end));
-    }
-    for (var i = 0u; i < loads_a; i++) {
-        pa[i] = load_a(me, i, row0, k_begin + BK, k_end);
-    }
-    for (var i = 0u; i < loads_b; i++) {
-        pb[i] = load_b(me, i, col0, k_begin + BK, k_end);
-    }
+    // Prologue: slice 0 into buffer 0, slice 1 fetched.
+    stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
+    var odd = fetch(me, row0, col0, k_begin + BK, k_end);
+    var even: Slice;
     workgroupBarrier();
 
     for (var s = 0u; s < slices; s += 2u) {
-        // Slice s from buffer 0; slice s+2 loaded into q; p (slice s+1) stored to buffer 1.
-        let k2 = k_begin + (s + 2u) * BK;
-        for (var i = 0u; i < loads_a; i++) {
-            qa[i] = load_a(me, i, row0, k2, k_end);
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            qb[i] = load_b(me, i, col0, k2, k_end);
-        }
+        // Slice s (even) from buffer 0; slice s+2 fetched; slice s+1 stored to buffer 1.
+        even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
         multiply(&acc, 0u, lid);
-        for (var i = 0u; i < loads_a; i++) {
-            store_a(1u, me, i, pa[i]);
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            store_b(1u, me, i, pb[i]);
-        }
+        stage(1u, me, odd);
         // One barrier per slice: the next slice is stored, and nobody still reads the buffer
         // that the slice after it will overwrite (it was read before this barrier).
         workgroupBarrier();
-        // Slice s+1 from buffer 1; slice s+3 loaded into p; q (slice s+2) stored to buffer 0.
-        let k3 = k_begin + (s + 3u) * BK;
-        for (var i = 0u; i < loads_a; i++) {
-            pa[i] = load_a(me, i, row0, k3, k_end);
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            pb[i] = load_b(me, i, col0, k3, k_end);
-        }
+        // Slice s+1 (odd) from buffer 1; slice s+3 fetched; slice s+2 stored to buffer 0.
+        odd = fetch(me, row0, col0, k_begin + (s + 3u) * BK, k_end);
         multiply(&acc, 1u, lid);
-        for (var i = 0u; i < loads_a; i++) {
-            store_a(0u, me, i, qa[i]);
-        }
-        for (var i = 0u; i < loads_b; i++) {
-            store_b(0u, me, i, qb[i]);
-        }
+        stage(0u, me, even);
         workgroupBarrier();
     }
 

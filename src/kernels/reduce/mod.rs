@@ -313,6 +313,10 @@ impl Gpu {
         op: Op,
         variant: Variant,
     ) -> Result<Arc<ReduceRecipe<T>>> {
+        self.require(
+            variant.needs(),
+            &format!("the {} reduction", variant.name()),
+        )?;
         // The global variant reduces a scratch copy in place: two calls must not share it.
         if variant == Variant::Global || input.bind().id == 0 {
             return Ok(Arc::new(self.make_reduce_recipe(input, op, variant)?));

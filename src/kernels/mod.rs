@@ -4,10 +4,9 @@
 //! A family folder `src/kernels/F/` holds the lesson whole: the host API and the planner's
 //! candidates with what each workgroup uses (`mod.rs`, or one file per variant for matmul),
 //! counted from the declarations of its shader `shaders/F*.wgsl`, and, with the `cli` feature,
-//! its `run` subcommand (`cli.rs`), its
-//! bench cases (`bench.rs`) and its lesson (`lesson.rs`). Its tests are `tests/F.rs`, its example
-//! `examples/NN_*.rs`. Adding a family is a new folder and one line in [`FAMILIES`]; adding a
-//! variant changes only its family's folder.
+//! its `run` subcommand (`cli.rs`), its bench cases (`bench.rs`) and its lesson (`lesson.rs`).
+//! Its tests are `tests/F.rs`, its example `examples/NN_*.rs`. Adding a family is a new folder
+//! and one line in [`FAMILIES`]; adding a variant changes only its family's folder.
 
 use crate::launch::Timing;
 use crate::pipeline::Shader;

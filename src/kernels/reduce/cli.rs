@@ -77,12 +77,12 @@ fn exact_extreme(data: &Data, op: Op, gpu: f32) -> f64 {
     if op == Op::Sum || gpu.is_nan() {
         return gpu as f64;
     }
-    let same = x.iter().copied().filter(|&v| v as f32 == gpu);
-    let pick = match op {
-        Op::Min => same.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v)))),
-        _ => same.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
-    };
-    pick.unwrap_or(gpu as f64)
+    let pick = if op == Op::Min { f64::min } else { f64::max };
+    x.iter()
+        .copied()
+        .filter(|&v| v as f32 == gpu)
+        .reduce(pick)
+        .unwrap_or(gpu as f64)
 }
 
 fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {

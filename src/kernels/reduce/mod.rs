@@ -318,7 +318,7 @@ impl Gpu {
             &format!("the {} reduction", variant.name()),
         )?;
         // The global variant reduces a scratch copy in place: two calls must not share it.
-        if variant == Variant::Global || input.bind().id == 0 {
+        if variant == Variant::Global {
             return Ok(Arc::new(self.make_reduce_recipe(input, op, variant)?));
         }
         let key = RecipeKey {

@@ -17,9 +17,9 @@
 // k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
 // A, B and the output have rows that are multiples of 4 elements (the host pads ragged operands
 // with `pad`), so every global load and store is 128 bits wide (64 for f16).
-// Element types from the prelude: A and B are `Elem4` (f32, or f16 read and widened to f32 as it
-// is loaded, the scalar-unit f16 kernel), the output `Out4`; workgroup memory and the
-// accumulators are f32 either way.
+// Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
+// widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
+// `Out4`; workgroup memory and the accumulators are f32 either way.
 
 struct Params {
     m: u32,        // rows of A and C
@@ -51,17 +51,20 @@ fn threads() -> u32 {
 }
 
 // The i-th vec4 of A's slice at k0 that invocation `me` loads: 4 consecutive k of one row.
-fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f32> {
+// Kept in the element type until it is stored (half the registers for f16 while in flight).
+fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> Elem4 {
     let e = me + i * threads();
     let r = e / (BK / 4u);
     let kk = k0 + 4u * (e % (BK / 4u));
     if (e < BM * BK / 4u && row0 + r < p.m && kk < k_end) {
-        return vec4<f32>(a4[((row0 + r) * p.k + kk) / 4u]);
+        return a4[((row0 + r) * p.k + kk) / 4u];
     }
-    return vec4<f32>(0.0);
+    return Elem4();
 }
 
-fn store_a(buf: u32, me: u32, i: u32, v: vec4<f32>) {
+// Widened to f32 here, as it goes into workgroup memory.
+fn store_a(buf: u32, me: u32, i: u32, raw: Elem4) {
+    let v = vec4<f32>(raw);
     let e = me + i * threads();
     if (e < BM * BK / 4u) {
         let r = e / (BK / 4u);
@@ -75,27 +78,27 @@ fn store_a(buf: u32, me: u32, i: u32, v: vec4<f32>) {
 }
 
 // The i-th vec4 of B's slice at k0: 4 consecutive columns of one row.
-fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f32> {
+fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> Elem4 {
     let e = me + i * threads();
     let kk = e / (BN / 4u);
     let cq = e % (BN / 4u);
     if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < p.n) {
-        return vec4<f32>(b4[((k0 + kk) * p.n + col0) / 4u + cq]);
+        return b4[((k0 + kk) * p.n + col0) / 4u + cq];
     }
-    return vec4<f32>(0.0);
+    return Elem4();
 }
 
-fn store_b(buf: u32, me: u32, i: u32, v: vec4<f32>) {
+fn store_b(buf: u32, me: u32, i: u32, raw: Elem4) {
     let e = me + i * threads();
     if (e < BK * BN / 4u) {
-        b_s[buf * BK * BN / 4u + e] = v;
+        b_s[buf * BK * BN / 4u + e] = vec4<f32>(raw);
     }
 }
 
 // One slice's global loads of an invocation: its vec4s of A and of B.
 struct Slice {
-    a: array<vec4<f32>, MAX_LOADS>,
-    b: array<vec4<f32>, MAX_LOADS>,
+    a: array<Elem4, MAX_LOADS>,
+    b: array<Elem4, MAX_LOADS>,
 }
 
 // The loads of the slice at k0 (zeros past k_end).

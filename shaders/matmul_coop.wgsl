@@ -13,13 +13,20 @@
 // - per 16-deep step, the subgroup loads 2 fragments of A and 4 of B from workgroup memory
 //   (`coopLoadT`: row-major) and issues 8 `coopMultiplyAdd`s, 16·16·16 multiply-adds each, on the
 //   matrix units: 6 fragment loads for 8 products.
-// The fragment grid is written out, not looped over an array: on the H100 an array of fragments
-// indexed in a loop ran at a quarter of the speed (28 against 87-131 TFLOP/s at 4096³,
-// BENCHMARKS.md), the driver keeping it in memory instead of registers. 2×4 per subgroup beat
-// 4×4 and 4×2: a 128×256 block is then 16 subgroups, and more subgroups per multiprocessor hide
-// the latency of the loads (the residency lesson, PMPP 4.7).
+// The fragment grid is written out (named members of `Acc`), not an array indexed in a loop: on
+// the H100 an array of fragments ran at a quarter of the speed (28 against 87-131 TFLOP/s at
+// 4096³, BENCHMARKS.md), the driver keeping it in memory instead of registers. 2×4 per subgroup
+// beat 4×4 and 4×2: a 128×256 block is then 16 subgroups, and more subgroups per multiprocessor
+// hide the latency of the loads (the residency lesson, PMPP 4.7).
 // Rows of the staged slices are padded by 8 halves (16 bytes), so that the 8 rows one load phase
 // reads start in different banks (CUDA Handbook 8.1, the padded transpose of lesson 05).
+// The global loads of every slice that lies wholly inside K are unmasked: their addresses are
+// computed once (`origins`), rows past M and columns past N clamped to the last one, so they only
+// ever reach rows and columns of C that are not stored. Only the slices at the end of K go
+// through the masked loads (`fetch_edge`: zeros outside, PMPP fig 4.20). Masking every load cost
+// a quarter of the speed on the H100 (186 against 243–247 TFLOP/s at 4096³, BENCHMARKS.md): a
+// bounds-checked value is a select after the load, and the driver placed the selects, waiting
+// for the loads, before the barrier of the slice that issued them.
 // The epilogue stores each fragment to the subgroup's 16×16 f32 scratch in workgroup memory, and
 // the subgroup's invocations copy it to C with bounds checks (any M and N; f16 or f32 out).
 // Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
@@ -62,70 +69,92 @@ override BS: u32 = BN + 8u;
 override SUBGROUPS_N: u32 = BN / WN;
 override INVOCATIONS: u32 = (BM / WM) * (BN / WN) * SG;
 
+// The fragment loads need rows that start on 16 bytes. The driver lays the workgroup variables
+// out one after the other (on the H100 the last declared first), so a further variable must be a
+// multiple of 16 bytes: one more u32 among them shifted a_s and b_s by 8 bytes, and the products
+// came out wrong.
 var<workgroup> a_s: array<f16, 2u * BM * (BK + 8u)>;   // [buffer][row][k]
 var<workgroup> b_s: array<f16, 2u * BK * (BN + 8u)>;   // [buffer][k][column]
 var<workgroup> c_s: array<f32, (BM / WM) * (BN / WN) * 256u>;  // one fragment per subgroup
 
-fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f16> {
-    let e = me + i * INVOCATIONS;
-    let r = e / (BK / 4u);
-    let kk = k0 + 4u * (e % (BK / 4u));
-    if (e < BM * BK / 4u && row0 + r < cp.m && kk < k_end) {
-        return vec4<f16>(ca4[((row0 + r) * cp.k + kk) / 4u]);
-    }
-    return vec4<f16>();
-}
-
-fn store_a(buf: u32, me: u32, i: u32, v: vec4<f16>) {
-    let e = me + i * INVOCATIONS;
-    if (e < BM * BK / 4u) {
-        let at = buf * BM * AS + (e / (BK / 4u)) * AS + 4u * (e % (BK / 4u));
-        a_s[at] = v.x;
-        a_s[at + 1u] = v.y;
-        a_s[at + 2u] = v.z;
-        a_s[at + 3u] = v.w;
-    }
-}
-
-fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f16> {
-    let e = me + i * INVOCATIONS;
-    let kk = e / (BN / 4u);
-    let cq = e % (BN / 4u);
-    if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < cp.n) {
-        return vec4<f16>(cb4[((k0 + kk) * cp.n + col0) / 4u + cq]);
-    }
-    return vec4<f16>();
-}
-
-fn store_b(buf: u32, me: u32, i: u32, v: vec4<f16>) {
-    let e = me + i * INVOCATIONS;
-    if (e < BK * BN / 4u) {
-        let at = buf * BK * BS + (e / (BN / 4u)) * BS + 4u * (e % (BN / 4u));
-        b_s[at] = v.x;
-        b_s[at + 1u] = v.y;
-        b_s[at + 2u] = v.z;
-        b_s[at + 3u] = v.w;
-    }
-}
-
-
 // One slice's global loads of an invocation: its vec4s of A and of B. An array indexed by the
-// loop variable costs nothing here (110 registers, no local memory, the same speed as sixteen
-// named members on the H100, BENCHMARKS.md): the loops' bounds are constants once the planner's
-// overrides are set, and the driver unrolls them.
+// loop variable costs nothing here (no local memory, the same speed as named members on the
+// H100, BENCHMARKS.md): the loops' bounds are constants once the planner's overrides are set,
+// and the driver unrolls them.
 struct Slice {
     a: array<vec4<f16>, MAX_LOADS>,
     b: array<vec4<f16>, MAX_LOADS>,
 }
 
-// The loads of the slice at k0 (zeros past k_end: a slice beyond the last adds nothing).
-fn fetch(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
-    var s: Slice;
+// Where an invocation's loads of the slice at k = 0 are (in vec4s of A and of B): the same for
+// every slice but for the step in k, so computed once. Rows past M and columns past N are
+// clamped to the last: what they load only reaches rows and columns of C that are not stored.
+// An invocation with no load of its own (more invocations than vec4s) repeats the last one.
+struct Origins {
+    a: array<u32, MAX_LOADS>,
+    b: array<u32, MAX_LOADS>,
+}
+
+fn origins(me: u32, row0: u32, col0: u32) -> Origins {
+    var o: Origins;
     for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        s.a[i] = load_a(me, i, row0, k0, k_end);
+        var e = me + i * INVOCATIONS;
+        if (BM * BK / 4u % INVOCATIONS != 0u) {
+            e = min(e, BM * BK / 4u - 1u);
+        }
+        o.a[i] = min(row0 + e / (BK / 4u), cp.m - 1u) * (cp.k / 4u) + e % (BK / 4u);
     }
     for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        s.b[i] = load_b(me, i, col0, k0, k_end);
+        var e = me + i * INVOCATIONS;
+        if (BK * BN / 4u % INVOCATIONS != 0u) {
+            e = min(e, BK * BN / 4u - 1u);
+        }
+        o.b[i] = (e / (BN / 4u)) * (cp.n / 4u) + min(col0 / 4u + e % (BN / 4u), cp.n / 4u - 1u);
+    }
+    return o;
+}
+
+// The loads of the slice at k0, which lies wholly inside K: unmasked.
+fn fetch(o: Origins, k0: u32) -> Slice {
+    var s: Slice;
+    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.a[i] = vec4<f16>(ca4[o.a[i] + k0 / 4u]);
+    }
+    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.b[i] = vec4<f16>(cb4[o.b[i] + k0 * (cp.n / 4u)]);
+    }
+    return s;
+}
+
+// The loads of a slice at the end of K: zeros past k_end and outside the matrices (a slice
+// beyond the last adds nothing).
+fn load_a_edge(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f16> {
+    let e = me + i * INVOCATIONS;
+    let r = row0 + e / (BK / 4u);
+    let kk = k0 + 4u * (e % (BK / 4u));
+    if (e < BM * BK / 4u && r < cp.m && kk < k_end) {
+        return vec4<f16>(ca4[(r * cp.k + kk) / 4u]);
+    }
+    return vec4<f16>();
+}
+
+fn load_b_edge(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f16> {
+    let e = me + i * INVOCATIONS;
+    let kk = k0 + e / (BN / 4u);
+    let c = col0 + 4u * (e % (BN / 4u));
+    if (e < BK * BN / 4u && kk < k_end && c < cp.n) {
+        return vec4<f16>(cb4[(kk * cp.n + c) / 4u]);
+    }
+    return vec4<f16>();
+}
+
+fn fetch_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
+    var s: Slice;
+    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.a[i] = load_a_edge(me, i, row0, k0, k_end);
+    }
+    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.b[i] = load_b_edge(me, i, col0, k0, k_end);
     }
     return s;
 }
@@ -133,11 +162,62 @@ fn fetch(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
 // A fetched slice into workgroup buffer `buf`.
 fn stage(buf: u32, me: u32, s: Slice) {
     for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        store_a(buf, me, i, s.a[i]);
+        let e = me + i * INVOCATIONS;
+        if (e < BM * BK / 4u) {
+            let at = buf * BM * AS + (e / (BK / 4u)) * AS + 4u * (e % (BK / 4u));
+            a_s[at] = s.a[i].x;
+            a_s[at + 1u] = s.a[i].y;
+            a_s[at + 2u] = s.a[i].z;
+            a_s[at + 3u] = s.a[i].w;
+        }
     }
     for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        store_b(buf, me, i, s.b[i]);
+        let e = me + i * INVOCATIONS;
+        if (e < BK * BN / 4u) {
+            let at = buf * BK * BS + (e / (BN / 4u)) * BS + 4u * (e % (BN / 4u));
+            b_s[at] = s.b[i].x;
+            b_s[at + 1u] = s.b[i].y;
+            b_s[at + 2u] = s.b[i].z;
+            b_s[at + 3u] = s.b[i].w;
+        }
     }
+}
+
+// A subgroup's 2×4 accumulator fragments: rows i, columns j of 16×16 f32.
+struct Acc {
+    c00: coop_mat16x16<f32, C>,
+    c01: coop_mat16x16<f32, C>,
+    c02: coop_mat16x16<f32, C>,
+    c03: coop_mat16x16<f32, C>,
+    c10: coop_mat16x16<f32, C>,
+    c11: coop_mat16x16<f32, C>,
+    c12: coop_mat16x16<f32, C>,
+    c13: coop_mat16x16<f32, C>,
+}
+
+// The subgroup's share of the staged slice in buffer `buf`: its fragments of A and of B, loaded
+// from workgroup memory, multiplied into its accumulators on the matrix units.
+fn multiply(acc: ptr<function, Acc>, buf: u32, sub_row: u32, sub_col: u32) {
+    let abase = buf * BM * AS + sub_row * AS;
+    let bbase = buf * BK * BS + sub_col;
+    // [lesson] the lines the tour quotes
+    for (var kf = 0u; kf < BK / FRAG; kf++) {
+        let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG], AS);
+        let fa1 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + FRAG * AS + kf * FRAG], AS);
+        let fb0 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS], BS);
+        let fb1 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 1u * FRAG], BS);
+        let fb2 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 2u * FRAG], BS);
+        let fb3 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 3u * FRAG], BS);
+        (*acc).c00 = coopMultiplyAdd(fa0, fb0, (*acc).c00);
+        (*acc).c01 = coopMultiplyAdd(fa0, fb1, (*acc).c01);
+        (*acc).c02 = coopMultiplyAdd(fa0, fb2, (*acc).c02);
+        (*acc).c03 = coopMultiplyAdd(fa0, fb3, (*acc).c03);
+        (*acc).c10 = coopMultiplyAdd(fa1, fb0, (*acc).c10);
+        (*acc).c11 = coopMultiplyAdd(fa1, fb1, (*acc).c11);
+        (*acc).c12 = coopMultiplyAdd(fa1, fb2, (*acc).c12);
+        (*acc).c13 = coopMultiplyAdd(fa1, fb3, (*acc).c13);
+    }
+    // [/lesson]
 }
 
 // One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
@@ -178,50 +258,35 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     let sub_row = (sub / SUBGROUPS_N) * WM;
     let sub_col = (sub % SUBGROUPS_N) * WN;
 
-    var acc0_0 = coop_mat16x16<f32, C>();
-    var acc0_1 = coop_mat16x16<f32, C>();
-    var acc0_2 = coop_mat16x16<f32, C>();
-    var acc0_3 = coop_mat16x16<f32, C>();
-    var acc1_0 = coop_mat16x16<f32, C>();
-    var acc1_1 = coop_mat16x16<f32, C>();
-    var acc1_2 = coop_mat16x16<f32, C>();
-    var acc1_3 = coop_mat16x16<f32, C>();
+    let zero = coop_mat16x16<f32, C>();
+    var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
     // Prologue: slice 0 into buffer 0, slice 1 fetched into registers.
-    stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
-    var next = fetch(me, row0, col0, k_begin + BK, k_end);
+    stage(0u, me, fetch_edge(me, row0, col0, k_begin, k_end));
+    var next = fetch_edge(me, row0, col0, k_begin + BK, k_end);
     workgroupBarrier();
 
-    for (var s = 0u; s < slices; s++) {
-        let cur = s % 2u;
-        // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
-        // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
-        // finish a 128×256×16 slice long before its successor's loads return, and wait
-        // (133 against 186 TFLOP/s at 4096³ on the H100, BENCHMARKS.md). Unconditional:
-        // past the last slice the loads give zeros, never used.
-        let ahead = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-        let abase = cur * BM * AS + sub_row * AS;
-        let bbase = cur * BK * BS + sub_col;
-        // [lesson] the lines the tour quotes
-        for (var kf = 0u; kf < BK / FRAG; kf++) {
-            let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG], AS);
-            let fa1 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + FRAG * AS + kf * FRAG], AS);
-            let fb0 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS], BS);
-            let fb1 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 1u * FRAG], BS);
-            let fb2 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 2u * FRAG], BS);
-            let fb3 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 3u * FRAG], BS);
-            acc0_0 = coopMultiplyAdd(fa0, fb0, acc0_0);
-            acc0_1 = coopMultiplyAdd(fa0, fb1, acc0_1);
-            acc0_2 = coopMultiplyAdd(fa0, fb2, acc0_2);
-            acc0_3 = coopMultiplyAdd(fa0, fb3, acc0_3);
-            acc1_0 = coopMultiplyAdd(fa1, fb0, acc1_0);
-            acc1_1 = coopMultiplyAdd(fa1, fb1, acc1_1);
-            acc1_2 = coopMultiplyAdd(fa1, fb2, acc1_2);
-            acc1_3 = coopMultiplyAdd(fa1, fb3, acc1_3);
-        }
-        // [/lesson]
-        stage(1u - cur, me, next);
+    // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
+    // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
+    // finish a 128×256×16 slice long before its successor's loads return, and wait
+    // (133 against 186 TFLOP/s at 4096³ on the H100, BENCHMARKS.md).
+    // The loop twice: while slice s+2 lies wholly inside K its loads are unmasked, then the
+    // last slices' are masked (past the last slice they give zeros, never used).
+    let o = origins(me, row0, col0);
+    let inside = (k_end - k_begin) / BK;
+    var s = 0u;
+    for (; s + 2u < inside; s++) {
+        let ahead = fetch(o, k_begin + (s + 2u) * BK);
+        multiply(&acc, s % 2u, sub_row, sub_col);
+        stage(1u - s % 2u, me, next);
         next = ahead;
         // One barrier per slice, as in the pipelined kernel.
+        workgroupBarrier();
+    }
+    for (; s < slices; s++) {
+        let ahead = fetch_edge(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
+        multiply(&acc, s % 2u, sub_row, sub_col);
+        stage(1u - s % 2u, me, next);
+        next = ahead;
         workgroupBarrier();
     }
 
@@ -230,12 +295,12 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     let scratch = sub * 256u;
     let r0 = row0 + sub_row;
     let c0 = col0 + sub_col;
-    store_frag(acc0_0, scratch, out, r0, c0, lane);
-    store_frag(acc0_1, scratch, out, r0, c0 + 1u * FRAG, lane);
-    store_frag(acc0_2, scratch, out, r0, c0 + 2u * FRAG, lane);
-    store_frag(acc0_3, scratch, out, r0, c0 + 3u * FRAG, lane);
-    store_frag(acc1_0, scratch, out, r0 + FRAG, c0, lane);
-    store_frag(acc1_1, scratch, out, r0 + FRAG, c0 + 1u * FRAG, lane);
-    store_frag(acc1_2, scratch, out, r0 + FRAG, c0 + 2u * FRAG, lane);
-    store_frag(acc1_3, scratch, out, r0 + FRAG, c0 + 3u * FRAG, lane);
+    store_frag(acc.c00, scratch, out, r0, c0, lane);
+    store_frag(acc.c01, scratch, out, r0, c0 + 1u * FRAG, lane);
+    store_frag(acc.c02, scratch, out, r0, c0 + 2u * FRAG, lane);
+    store_frag(acc.c03, scratch, out, r0, c0 + 3u * FRAG, lane);
+    store_frag(acc.c10, scratch, out, r0 + FRAG, c0, lane);
+    store_frag(acc.c11, scratch, out, r0 + FRAG, c0 + 1u * FRAG, lane);
+    store_frag(acc.c12, scratch, out, r0 + FRAG, c0 + 2u * FRAG, lane);
+    store_frag(acc.c13, scratch, out, r0 + FRAG, c0 + 3u * FRAG, lane);
 }

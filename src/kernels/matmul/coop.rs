@@ -1,8 +1,9 @@
 //! `coop`: f16 matmul on the matrix units (tensor cores) through WGSL cooperative matrices
 //! (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX). The tiling of lesson 02 one level up: workgroup
-//! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead), each subgroup holding
-//! a grid of 16×16 f32 accumulator fragments, one `coopMultiplyAdd` per fragment per 16-deep
-//! step. Shader: `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`.
+//! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead, unmasked
+//! except at the end of K), each subgroup holding a grid of 16×16 f32 accumulator fragments, one
+//! `coopMultiplyAdd` per fragment per 16-deep step. Shader: `shaders/matmul_coop.wgsl` after
+//! `shaders/matmul_support.wgsl`.
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
@@ -145,9 +146,9 @@ impl Tiling for CoopTiling {
                     // subgroup (the epilogue): the shader's three declarations.
                     workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
                     // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
-                    // two slices of prefetched vec4<f16>s in flight (2 registers each),
-                    // addressing.
-                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * 2 * loads + 24,
+                    // two slices of prefetched vec4<f16>s in flight (2 registers each), the
+                    // loads' origins (one each), addressing.
+                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * 2 * loads + loads + 24,
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

@@ -70,6 +70,8 @@ pub struct CoopTiling {
     pub shape: Shape,
     /// The subgroup size.
     pub subgroup: u32,
+    /// Multiprocessors to fill (the profile's count, else 16, as at launch).
+    pub multiprocessors: u32,
 }
 
 impl CoopTiling {
@@ -99,6 +101,7 @@ impl CoopTiling {
             [lo, hi] if lo == hi && lo > 0 && 256 % lo == 0 => Ok(CoopTiling {
                 shape,
                 subgroup: lo,
+                multiprocessors: caps.multiprocessors.unwrap_or(16).max(1),
             }),
             [lo, hi] => Err(unsupported(format!(
                 "one fixed subgroup size dividing 256 (this adapter's ranges over {lo}–{hi})"
@@ -155,8 +158,23 @@ impl Tiling for CoopTiling {
                     let en = bn.min(round4(self.shape.n)) as f64;
                     2.0 * em * en / (em + en) * (em * en) / (bm * bn) as f64
                 },
-                workgroups: cdiv(self.shape.m as u64, bm as u64)
-                    * cdiv(round4(self.shape.n) as u64, bn as u64),
+                // With the split of K the launch makes (counted at one workgroup per
+                // multiprocessor): a few large blocks over a deep K fill the GPU by splitting,
+                // and the planner's fill score should see that (H100, 128×4096×4096 f16:
+                // 128×256 blocks in 8 splits 91 TFLOP/s, 64×64 blocks 41–50).
+                workgroups: {
+                    let blocks = cdiv(self.shape.m as u64, bm as u64)
+                        * cdiv(round4(self.shape.n) as u64, bn as u64);
+                    blocks
+                        * support::split_k_waves(
+                            blocks,
+                            round4(self.shape.k),
+                            8 * bk,
+                            self.multiprocessors as u64,
+                            self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                            u64::MAX,
+                        ) as u64
+                },
             }
         })
         .collect()
@@ -225,11 +243,15 @@ impl Kernel for Coop {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        let mut splits = support::split_k(
+        // Split K by waves: a 128×256 block fills a multiprocessor on its own (its registers), so
+        // "two workgroups per multiprocessor", the pipelined kernel's target, would split a launch
+        // that already fills the GPU.
+        let resident = plan.choice().residency.workgroups.max(1) as u64;
+        let mut splits = support::split_k_waves(
             tiles as u64,
             k4,
             8 * bk,
-            2 * support::multiprocessors(gpu),
+            resident * support::multiprocessors(gpu),
             m as u64 * n4 as u64 * 4,
             gpu.limits().max_binding_bytes(),
         );

@@ -243,9 +243,9 @@ impl Kernel for Coop {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        // Split K by waves: a 128×256 block fills a multiprocessor on its own (its registers), so
-        // "two workgroups per multiprocessor", the pipelined kernel's target, would split a launch
-        // that already fills the GPU.
+        // Split K by waves of the workgroups resident at once: a 128×256 block fills a
+        // multiprocessor on its own (its registers), so a launch of 128 of them on 132
+        // multiprocessors is not split at all (support::split_k_waves).
         let resident = plan.choice().residency.workgroups.max(1) as u64;
         let mut splits = support::split_k_waves(
             tiles as u64,

@@ -177,11 +177,13 @@ impl Kernel for Pipelined {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        let mut splits = support::split_k(
+        // Split K by waves of the workgroups resident at once (support::split_k_waves).
+        let resident = plan.choice().residency.workgroups.max(1) as u64;
+        let mut splits = support::split_k_waves(
             tiles as u64,
             k4,
             16 * bk,
-            2 * support::multiprocessors(gpu),
+            resident * support::multiprocessors(gpu),
             m as u64 * n4 as u64 * 4,
             gpu.limits().max_binding_bytes(),
         );

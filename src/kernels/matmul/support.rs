@@ -214,7 +214,9 @@ pub(crate) fn split_k(
 /// write and read back, and a launch that nearly fills the GPU gains nothing from two waves of
 /// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
 /// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Within the depth and
-/// memory bounds of [`split_k`].
+/// memory bounds of [`split_k`], and at most 256 splits: `sum_splits` adds a partial per split
+/// for every element of C, and for a small C over a very deep K that sum outgrows what more
+/// splits save (H100, f32 64×65536×64 in 64×64 blocks: 10.8 TFLOP/s in 256 splits, 8.7 in 456).
 pub(crate) fn split_k_waves(
     groups: u64,
     k: u32,
@@ -226,7 +228,7 @@ pub(crate) fn split_k_waves(
     let slots = slots.max(1);
     let most = ((k / min_k.max(1)).max(1) as u64)
         .min((max_binding / output_bytes.max(1)).max(1))
-        .min(1024);
+        .min(256);
     let waves = |s: u64| cdiv(groups.max(1) * s, slots) as f64 / s as f64;
     let best = (1..=most).map(waves).fold(f64::INFINITY, f64::min);
     (1..=most).find(|&s| waves(s) <= 1.12 * best).unwrap_or(1) as u32
@@ -442,5 +444,7 @@ mod tests {
         assert_eq!(split_k_waves(1, 384, 128, 132, 4, BIG), 3);
         // Partial products of 1 MiB each within a 2 MiB binding: at most 2.
         assert_eq!(split_k_waves(1, 1 << 20, 128, 132, 1 << 20, 2 << 20), 2);
+        // One small block over a very deep K: never past 256 (the sum of the partials).
+        assert!(split_k_waves(1, 65536, 128, 1056, 1 << 14, BIG) <= 256);
     }
 }

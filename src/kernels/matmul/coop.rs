@@ -246,14 +246,13 @@ impl Kernel for Coop {
         // Split K by waves of the workgroups resident at once: a 128×256 block fills a
         // multiprocessor on its own (its registers), so a launch of 128 of them on 132
         // multiprocessors is not split at all (support::split_k_waves).
-        let resident = plan.choice().residency.workgroups.max(1) as u64;
-        let mut splits = support::split_k_waves(
+        let mut splits = support::split_k_resident(
+            gpu,
+            plan,
             tiles as u64,
             k4,
             8 * bk,
-            resident * support::multiprocessors(gpu),
             m as u64 * n4 as u64 * 4,
-            gpu.limits().max_binding_bytes(),
         );
         let k_split = k4.div_ceil(splits).div_ceil(bk) * bk;
         splits = k4.div_ceil(k_split);

@@ -178,14 +178,13 @@ impl Kernel for Pipelined {
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
         // Split K by waves of the workgroups resident at once (support::split_k_waves).
-        let resident = plan.choice().residency.workgroups.max(1) as u64;
-        let mut splits = support::split_k_waves(
+        let mut splits = support::split_k_resident(
+            gpu,
+            plan,
             tiles as u64,
             k4,
             16 * bk,
-            resident * support::multiprocessors(gpu),
             m as u64 * n4 as u64 * 4,
-            gpu.limits().max_binding_bytes(),
         );
         // An even number of slices per split: the shader runs slices in pairs (an odd count
         // runs one slice of zeros).

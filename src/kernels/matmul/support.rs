@@ -8,7 +8,7 @@ use super::{Precision, Shape};
 use crate::buffer::DeviceBuffer;
 use crate::launch::Step;
 use crate::pipeline::Shader;
-use crate::plan::cdiv;
+use crate::plan::{cdiv, Plan};
 use crate::pool::Bind;
 use crate::{Gpu, Result};
 
@@ -232,6 +232,27 @@ pub(crate) fn split_k_waves(
     let waves = |s: u64| cdiv(groups.max(1) * s, slots) as f64 / s as f64;
     let best = (1..=most).map(waves).fold(f64::INFINITY, f64::min);
     (1..=most).find(|&s| waves(s) <= 1.12 * best).unwrap_or(1) as u32
+}
+
+/// [`split_k_waves`] for a launch of `groups` workgroups of `plan`'s choice on `gpu`: its slots
+/// are the multiprocessors times the workgroups the plan says one of them holds.
+pub(crate) fn split_k_resident(
+    gpu: &Gpu,
+    plan: &Plan,
+    groups: u64,
+    k: u32,
+    min_k: u32,
+    output_bytes: u64,
+) -> u32 {
+    let resident = plan.choice().residency.workgroups.max(1) as u64;
+    split_k_waves(
+        groups,
+        k,
+        min_k,
+        resident * multiprocessors(gpu),
+        output_bytes,
+        gpu.limits().max_binding_bytes(),
+    )
 }
 
 /// The multiprocessors to fill: the profile's count, else 16.

@@ -16,7 +16,6 @@ use tilekit::{DeviceProfile, Error, Limits, Planner};
 fn caps(coop: Vec<CoopConfig>, subgroup_sizes: [u32; 2]) -> Caps {
     Caps {
         coop,
-        multiprocessors: Some(132),
         subgroup_sizes,
         adapter: "test adapter".into(),
     }
@@ -87,6 +86,41 @@ fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragm
     // A subgroup size that varies (32 to 64): the workgroup cannot be sized in subgroups.
     let e = CoopTiling::new(SQUARE, &caps(h100, [32, 64]), "amd").unwrap_err();
     assert!(e.to_string().contains("32–64"), "{e}");
+}
+
+#[test]
+fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
+    // The hopper profile: 132 multiprocessors; a 128×256 block holds one of them on its own
+    // (its registers), so slots are counted in those.
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let plan = |m, k, n| {
+        let shape = Shape { m, k, n };
+        let tiling = CoopTiling::new(shape, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
+        planner.plan(&tiling).unwrap()
+    };
+    // 2048³: 16 rows × 8 columns of 128×256 blocks, 128 on 132 multiprocessors: one wave
+    // already, so K stays whole.
+    let p = plan(2048, 2048, 2048);
+    assert_eq!(
+        (p.choice().label.as_str(), p.choice().splits),
+        ("128x256x16", 1)
+    );
+    assert_eq!(p.choice().workgroups, 128);
+    // 128×4096×4096: 16 large blocks over a deep K. Counted with its split (8 ways: 128
+    // workgroups, one wave), the large block fills the GPU and wins over the small ones.
+    let p = plan(128, 4096, 4096);
+    let c = p.choice();
+    assert_eq!(
+        (c.label.as_str(), c.splits, c.workgroups),
+        ("128x256x16", 8, 128)
+    );
+    assert!(p.why.contains("8 splits"), "{}", p.why);
+    assert_eq!(p.dispatch.count, 128);
+    // 4096³: 512 blocks, four waves whatever the split: none.
+    assert_eq!(plan(4096, 4096, 4096).choice().splits, 1);
 }
 
 #[test]

@@ -262,7 +262,6 @@ fn the_cooperative_matrix_kernel_translates_to_spirv_for_every_candidate() {
     );
     let caps = Caps {
         coop: vec![coop::FRAGMENT],
-        multiprocessors: Some(132),
         subgroup_sizes: [32, 32],
         adapter: "H100 (preset)".into(),
     };

@@ -15,7 +15,9 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 mod residency;
+mod split;
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
+pub use split::{split_k_waves, SplitK};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -42,8 +44,10 @@ pub struct Spec {
     pub usage: KernelUse,
     /// How many times fewer global loads than the naive kernel.
     pub reuse: f64,
-    /// Workgroups the launch needs for the problem.
+    /// Workgroups the launch needs for the problem (its output blocks, before any split of K).
     pub workgroups: u64,
+    /// Whether the launch may split K, and how ([`split_k_waves`] decides how many times).
+    pub split_k: Option<SplitK>,
 }
 
 /// A kernel the planner sizes: its name, problem size and candidate tiles. Each kernel family
@@ -81,8 +85,10 @@ pub struct Candidate {
     pub reuse: f64,
     /// The ranking score (higher is better); see [`Plan::why`].
     pub score: f64,
-    /// Workgroups the launch needs.
+    /// Workgroups the launch needs: the output blocks times [`Candidate::splits`].
     pub workgroups: u64,
+    /// Slices of K computed separately and summed (1: no split).
+    pub splits: u32,
 }
 
 /// Who made the choice in a [`Plan`].
@@ -292,7 +298,7 @@ impl Planner {
     }
 
     /// Score a candidate (see [`Scoring`]).
-    fn score(&self, scoring: Scoring, spec: &Spec, res: &Residency) -> f64 {
+    fn score(&self, scoring: Scoring, spec: &Spec, workgroups: u64, res: &Residency) -> f64 {
         match scoring {
             Scoring::Occupancy => {
                 let inv = spec.usage.invocations as f64;
@@ -310,9 +316,7 @@ impl Planner {
                     1.0
                 };
                 let fill = match self.profile.multiprocessors {
-                    Some(mps) if self.profile.is_gpu => {
-                        (spec.workgroups as f64 / mps as f64).min(1.0)
-                    }
+                    Some(mps) if self.profile.is_gpu => (workgroups as f64 / mps as f64).min(1.0),
                     _ => 1.0,
                 };
                 // Larger K slices mean fewer barriers: a tie-breaker only.
@@ -338,10 +342,23 @@ impl Planner {
                     .check(&spec.label, spec.workgroup_size, spec.usage)
                     .err()
                     .map(|e| e.to_string());
+                // Split K by waves of the workgroups resident at once; the fill score then
+                // counts the split (a few large blocks over a deep K fill the GPU by splitting).
+                let splits = spec.split_k.map_or(1, |split| {
+                    let slots = self.profile.multiprocessors.unwrap_or(16).max(1) as u64
+                        * res.workgroups.max(1) as u64;
+                    split_k_waves(
+                        spec.workgroups,
+                        split,
+                        slots,
+                        self.limits.max_binding_bytes(),
+                    )
+                });
+                let workgroups = spec.workgroups * splits as u64;
                 let score = if refused.is_some() {
                     f64::NEG_INFINITY
                 } else {
-                    self.score(scoring, spec, &res)
+                    self.score(scoring, spec, workgroups, &res)
                 };
                 Candidate {
                     label: spec.label.clone(),
@@ -356,7 +373,8 @@ impl Planner {
                     residency: res,
                     reuse: spec.reuse,
                     score,
-                    workgroups: spec.workgroups,
+                    workgroups,
+                    splits,
                 }
             })
             .collect()
@@ -456,6 +474,14 @@ impl Planner {
                 c.label, c.reuse
             ),
         };
+        let why = if c.splits > 1 {
+            format!(
+                "{why}; K in {} splits, so that its {} workgroups fill the GPU in waves",
+                c.splits, c.workgroups
+            )
+        } else {
+            why
+        };
         Ok(Plan {
             kernel: name.to_string(),
             sizes: kernel
@@ -494,6 +520,7 @@ pub fn workgroup_size_candidates(n: u64, bytes_per: u32, registers: u32) -> Vec<
             },
             reuse: 1.0,
             workgroups: cdiv(n, wg as u64),
+            split_k: None,
         })
         .collect()
 }

@@ -62,6 +62,7 @@ impl Tiling for BlurTiling {
                     reuse: window * (t * t) as f64 / (side as f64 * side as f64),
                     workgroups: cdiv(self.width as u64, t as u64)
                         * cdiv(self.height as u64, t as u64),
+                    split_k: None,
                 }
             })
             .collect()

@@ -15,7 +15,7 @@ use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
 use crate::{Error, Gpu, Result};
 
 /// Rows and columns of C per subgroup (the shader's 2×4 grid of fragments).
@@ -70,8 +70,6 @@ pub struct CoopTiling {
     pub shape: Shape,
     /// The subgroup size.
     pub subgroup: u32,
-    /// Multiprocessors to fill (the profile's count, else 16, as at launch).
-    pub multiprocessors: u32,
 }
 
 impl CoopTiling {
@@ -101,7 +99,6 @@ impl CoopTiling {
             [lo, hi] if lo == hi && lo > 0 && 256 % lo == 0 => Ok(CoopTiling {
                 shape,
                 subgroup: lo,
-                multiprocessors: caps.multiprocessors.unwrap_or(16).max(1),
             }),
             [lo, hi] => Err(unsupported(format!(
                 "one fixed subgroup size dividing 256 (this adapter's ranges over {lo}–{hi})"
@@ -158,23 +155,17 @@ impl Tiling for CoopTiling {
                     let en = bn.min(round4(self.shape.n)) as f64;
                     2.0 * em * en / (em + en) * (em * en) / (bm * bn) as f64
                 },
-                // With the split of K the launch makes (counted at one workgroup per
-                // multiprocessor): a few large blocks over a deep K fill the GPU by splitting,
-                // and the planner's fill score should see that (H100, 128×4096×4096 f16:
-                // 128×256 blocks in 8 splits 91 TFLOP/s, 64×64 blocks 41–50).
-                workgroups: {
-                    let blocks = cdiv(self.shape.m as u64, bm as u64)
-                        * cdiv(round4(self.shape.n) as u64, bn as u64);
-                    blocks
-                        * support::split_k_waves(
-                            blocks,
-                            round4(self.shape.k),
-                            8 * bk,
-                            self.multiprocessors as u64,
-                            self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
-                            u64::MAX,
-                        ) as u64
-                },
+                workgroups: cdiv(self.shape.m as u64, bm as u64)
+                    * cdiv(round4(self.shape.n) as u64, bn as u64),
+                // Split K when the blocks cannot fill the GPU; each split at least 8 slices.
+                // A 128×256 block fills a multiprocessor on its own (its registers), so 128 of
+                // them on 132 multiprocessors are not split at all, and a few of them over a deep
+                // K are split until they fill it (H100, BENCHMARKS.md, "split K by waves").
+                split_k: Some(SplitK {
+                    k: round4(self.shape.k),
+                    min_k: 8 * bk,
+                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                }),
             }
         })
         .collect()
@@ -243,17 +234,8 @@ impl Kernel for Coop {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        // Split K by waves of the workgroups resident at once: a 128×256 block fills a
-        // multiprocessor on its own (its registers), so a launch of 128 of them on 132
-        // multiprocessors is not split at all (support::split_k_waves).
-        let mut splits = support::split_k_resident(
-            gpu,
-            plan,
-            tiles as u64,
-            k4,
-            8 * bk,
-            m as u64 * n4 as u64 * 4,
-        );
+        // The plan's split of K (by waves of the workgroups resident at once).
+        let mut splits = plan.choice().splits;
         let k_split = k4.div_ceil(splits).div_ceil(bk) * bk;
         splits = k4.div_ceil(k_split);
         // One slice stores C directly (the epilogue checks bounds, so no padded columns);

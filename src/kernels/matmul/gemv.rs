@@ -7,7 +7,7 @@ use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
 
 /// Rows of A per invocation (`MB` in the shader).
@@ -80,6 +80,13 @@ impl Tiling for GemvTiling {
                 reuse: 1.0,
                 workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
                     * cdiv(self.shape.m as u64, MB as u64),
+                // Split K so that the few column groups of a wide B fill the GPU; each split at
+                // least 256 deep.
+                split_k: Some(SplitK {
+                    k: round4(self.shape.k),
+                    min_k: 256,
+                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                }),
             })
             .collect()
     }
@@ -155,14 +162,8 @@ impl Kernel for Gemv {
         let col_groups = (n4 / 4).div_ceil(wx);
         let row_blocks = m.div_ceil(MB);
         let groups = col_groups as u64 * row_blocks as u64;
-        let mut splits = support::split_k(
-            groups,
-            k4,
-            256,
-            4 * support::multiprocessors(gpu),
-            m as u64 * n4 as u64 * 4,
-            gpu.limits().max_binding_bytes(),
-        );
+        // The plan's split of K (see `split_k` among the candidates).
+        let mut splits = plan.choice().splits;
         let k_split = k4.div_ceil(splits).div_ceil(4) * 4;
         splits = k4.div_ceil(k_split);
         let params = gpu.uniform(&Params {

@@ -100,8 +100,6 @@ impl Element for half::f16 {
 pub struct Caps {
     /// The cooperative-matrix configurations it lists (empty without the feature).
     pub coop: Vec<CoopConfig>,
-    /// Multiprocessors, where known (the profile's).
-    pub multiprocessors: Option<u32>,
     /// The smallest and largest subgroup size (0 when unknown).
     pub subgroup_sizes: [u32; 2],
     /// The adapter's name, for the errors that say what it lacks.
@@ -114,7 +112,6 @@ impl Caps {
         let l = gpu.limits();
         Caps {
             coop: gpu.summary.cooperative_matrices.clone(),
-            multiprocessors: gpu.profile.multiprocessors,
             subgroup_sizes: [l.subgroup_min_size, l.subgroup_max_size],
             adapter: gpu.summary.name.clone(),
         }
@@ -391,7 +388,6 @@ impl Family for Matmul {
         // translate to SPIR-V only; tests/matmul_f16.rs checks them).
         let caps = Caps {
             coop: Vec::new(),
-            multiprocessors: planner.profile.multiprocessors,
             subgroup_sizes: [
                 planner.limits.subgroup_min_size,
                 planner.limits.subgroup_max_size,

@@ -12,7 +12,7 @@ use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
 
 fn module(types: Types) -> Module {
@@ -99,6 +99,12 @@ impl Tiling for PipelinedTiling {
                 },
                 workgroups: cdiv(self.shape.m as u64, bm as u64)
                     * cdiv(round4(self.shape.n) as u64, bn as u64),
+                // Split K when the blocks cannot fill the GPU; each split at least 16 slices.
+                split_k: Some(SplitK {
+                    k: round4(self.shape.k),
+                    min_k: 16 * bk,
+                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                }),
             }
         })
         .collect()
@@ -177,15 +183,8 @@ impl Kernel for Pipelined {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        // Split K by waves of the workgroups resident at once (support::split_k_waves).
-        let mut splits = support::split_k_resident(
-            gpu,
-            plan,
-            tiles as u64,
-            k4,
-            16 * bk,
-            m as u64 * n4 as u64 * 4,
-        );
+        // The plan's split of K (by waves of the workgroups resident at once).
+        let mut splits = plan.choice().splits;
         // An even number of slices per split: the shader runs slices in pairs (an odd count
         // runs one slice of zeros).
         let k_split = k4.div_ceil(splits).div_ceil(2 * bk) * 2 * bk;

@@ -8,7 +8,7 @@ use super::{Precision, Shape};
 use crate::buffer::DeviceBuffer;
 use crate::launch::Step;
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, Plan};
+use crate::plan::cdiv;
 use crate::pool::Bind;
 use crate::{Gpu, Result};
 
@@ -187,79 +187,6 @@ pub(crate) fn sum_splits(
     )
 }
 
-/// How many slices of K to split a launch of `groups` workgroups into, so that it has about
-/// `target` workgroups, each slice at least `min_k` deep; at most what keeps the partial
-/// products (`splits` × `output_bytes`) within `max_binding` bytes.
-pub(crate) fn split_k(
-    groups: u64,
-    k: u32,
-    min_k: u32,
-    target: u64,
-    output_bytes: u64,
-    max_binding: u64,
-) -> u32 {
-    if groups >= target {
-        return 1;
-    }
-    let by_fill = cdiv(target, groups);
-    let by_depth = (k / min_k.max(1)).max(1) as u64;
-    let by_memory = (max_binding / output_bytes.max(1)).max(1);
-    by_fill.min(by_depth).min(by_memory).min(1024) as u32
-}
-
-/// Split-K for a kernel of which `slots` workgroups run at once (multiprocessors × workgroups
-/// resident on each, PMPP 4.7), counted in waves: with s splits the launch runs
-/// ⌈groups·s / slots⌉ waves of workgroups doing 1/s of K each. The fewest splits whose time is
-/// within 12% of the best any split count reaches: every split adds its partial product to
-/// write and read back, and a launch that nearly fills the GPU gains nothing from two waves of
-/// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
-/// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Within the depth and
-/// memory bounds of [`split_k`], and at most 256 splits: `sum_splits` adds a partial per split
-/// for every element of C, and for a small C over a very deep K that sum outgrows what more
-/// splits save (H100, f32 64×65536×64 in 64×64 blocks: 10.8 TFLOP/s in 256 splits, 8.7 in 456).
-pub(crate) fn split_k_waves(
-    groups: u64,
-    k: u32,
-    min_k: u32,
-    slots: u64,
-    output_bytes: u64,
-    max_binding: u64,
-) -> u32 {
-    let slots = slots.max(1);
-    let most = ((k / min_k.max(1)).max(1) as u64)
-        .min((max_binding / output_bytes.max(1)).max(1))
-        .min(256);
-    let waves = |s: u64| cdiv(groups.max(1) * s, slots) as f64 / s as f64;
-    let best = (1..=most).map(waves).fold(f64::INFINITY, f64::min);
-    (1..=most).find(|&s| waves(s) <= 1.12 * best).unwrap_or(1) as u32
-}
-
-/// [`split_k_waves`] for a launch of `groups` workgroups of `plan`'s choice on `gpu`: its slots
-/// are the multiprocessors times the workgroups the plan says one of them holds.
-pub(crate) fn split_k_resident(
-    gpu: &Gpu,
-    plan: &Plan,
-    groups: u64,
-    k: u32,
-    min_k: u32,
-    output_bytes: u64,
-) -> u32 {
-    let resident = plan.choice().residency.workgroups.max(1) as u64;
-    split_k_waves(
-        groups,
-        k,
-        min_k,
-        resident * multiprocessors(gpu),
-        output_bytes,
-        gpu.limits().max_binding_bytes(),
-    )
-}
-
-/// The multiprocessors to fill: the profile's count, else 16.
-pub(crate) fn multiprocessors(gpu: &Gpu) -> u64 {
-    gpu.profile.multiprocessors.unwrap_or(16).max(1) as u64
-}
-
 /// Where a variant's output goes: C itself, or the split-K / padded partials that `sum_splits`
 /// adds into C.
 pub(crate) enum Output {
@@ -432,40 +359,5 @@ impl<'a> Frame<'a> {
             scratch,
             tile,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_k_waves;
-
-    const BIG: u64 = 1 << 40;
-
-    #[test]
-    fn a_launch_that_nearly_fills_the_gpu_is_not_split() {
-        // 2048³ in 128×256 blocks: 128 workgroups on 132 one-workgroup multiprocessors.
-        assert_eq!(split_k_waves(128, 2048, 128, 132, 1 << 24, BIG), 1);
-        assert_eq!(split_k_waves(1000, 4096, 128, 132, 1 << 24, BIG), 1);
-    }
-
-    #[test]
-    fn a_small_launch_takes_the_fewest_splits_near_the_best_wave_count() {
-        // 1000³: 32 blocks; 4 splits make 128 workgroups (one wave), 5 would make two.
-        assert_eq!(split_k_waves(32, 1000, 128, 132, 1 << 22, BIG), 4);
-        // 72 blocks: the best is 0.545 of a full-K wave (11 splits); 5 splits come within 12%
-        // (0.6), 3 (0.67) and 4 (0.75) do not.
-        assert_eq!(split_k_waves(72, 5000, 128, 132, 1 << 24, BIG), 5);
-        // 16 blocks, deep K: 8 splits make 128 workgroups, one wave of an eighth.
-        assert_eq!(split_k_waves(16, 4096, 128, 132, 1 << 21, BIG), 8);
-    }
-
-    #[test]
-    fn splits_stay_within_the_depth_and_the_memory_bounds() {
-        // One block, K of 3 slices' minimum depth: at most 3 splits.
-        assert_eq!(split_k_waves(1, 384, 128, 132, 4, BIG), 3);
-        // Partial products of 1 MiB each within a 2 MiB binding: at most 2.
-        assert_eq!(split_k_waves(1, 1 << 20, 128, 132, 1 << 20, 2 << 20), 2);
-        // One small block over a very deep K: never past 256 (the sum of the partials).
-        assert!(split_k_waves(1, 65536, 128, 1056, 1 << 14, BIG) <= 256);
     }
 }

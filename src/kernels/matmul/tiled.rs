@@ -49,6 +49,7 @@ impl Tiling for TiledTiling {
                 },
                 reuse: t as f64,
                 workgroups: cdiv(m as u64, t as u64) * cdiv(n as u64, t as u64),
+                split_k: None,
             })
             .collect()
     }

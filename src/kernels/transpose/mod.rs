@@ -83,6 +83,7 @@ impl Tiling for TransposeTiling {
                     // Coalesced run length on both sides, capped at a 32-word transaction.
                     reuse: t.min(32) as f64,
                     workgroups: cdiv(self.m as u64, t as u64) * cdiv(self.n as u64, t as u64),
+                    split_k: None,
                 }
             })
             .collect()

@@ -1,18 +1,20 @@
 #![cfg(feature = "cli")]
 //! NumPy's answer for every `run` kernel × dtype × 1-d/2-d/empty input, compared with the file
-//! tilekit wrote (`tests/numpy_e2e.py`). Needs python3 with NumPy (`scripts/test.sh` installs
-//! it); without them the test fails, it does not skip.
+//! tilekit wrote (`tests/numpy_e2e.py`). Runs `$TILEKIT_PYTHON` (else `python3`), which needs
+//! NumPy: `scripts/test.sh` installs it for that interpreter. Without them the test fails, it
+//! does not skip.
 
 use std::process::Command;
 
 #[test]
 fn every_kernel_and_dtype_matches_numpy_through_npy_files() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/numpy_e2e.py");
-    let out = Command::new("python3")
+    let python = std::env::var("TILEKIT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_tilekit"))
         .output()
-        .expect("python3 with NumPy is needed (scripts/test.sh installs python3-numpy)");
+        .unwrap_or_else(|e| panic!("{python} with NumPy is needed (scripts/test.sh installs it): {e}"));
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -197,10 +197,36 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// The backends `WGPU_BACKEND` names (a comma-separated list, as wgpu reads it), `None` when
+/// it is unset; a name wgpu does not know is an error listing the ones it does (wgpu itself
+/// skips it with a log line, and an empty set then looked like a machine without a driver).
+fn env_backends() -> Result<Option<wgpu::Backends>> {
+    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+        return Ok(None);
+    };
+    let mut all = wgpu::Backends::empty();
+    for name in value.split(',').map(|n| n.trim().to_lowercase()) {
+        all |= match name.as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "opengl" | "gles" | "gl" => wgpu::Backends::GL,
+            _ => {
+                return Err(Error::Unknown {
+                    what: "backend in WGPU_BACKEND",
+                    got: name,
+                    choices: ["vulkan", "metal", "dx12", "gl"].map(String::from).to_vec(),
+                })
+            }
+        };
+    }
+    Ok(Some(all))
+}
+
 /// `WGPU_BACKEND` if set, else the native compute backends (Vulkan, Metal, DX12); OpenGL only
 /// when asked for, since its compute support is the narrowest.
-fn backends_from_env() -> wgpu::Backends {
-    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
+fn backends_from_env() -> Result<wgpu::Backends> {
+    Ok(env_backends()?.unwrap_or(wgpu::Backends::PRIMARY))
 }
 
 fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
@@ -213,15 +239,15 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
 }
 
 /// The adapters tilekit chooses from (`WGPU_BACKEND`, else the native backends), best first.
-pub fn adapters() -> Vec<wgpu::Adapter> {
-    enumerate(backends_from_env())
+pub fn adapters() -> Result<Vec<wgpu::Adapter>> {
+    Ok(enumerate(backends_from_env()?))
 }
 
 /// The summaries of every adapter on every backend wgpu can reach, OpenGL included (`tilekit
 /// info`), or only those of `WGPU_BACKEND` when it is set.
-pub fn adapter_summaries() -> Vec<AdapterSummary> {
-    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
-    enumerate(backends).iter().map(AdapterSummary::of).collect()
+pub fn adapter_summaries() -> Result<Vec<AdapterSummary>> {
+    let backends = env_backends()?.unwrap_or(wgpu::Backends::all());
+    Ok(enumerate(backends).iter().map(AdapterSummary::of).collect())
 }
 
 /// `adapters` whose name contains `wanted` (case-insensitive), or [`Error::AdapterNotFound`]
@@ -254,10 +280,10 @@ pub fn matching<T>(
 }
 
 fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
-    let all = adapters();
+    let all = adapters()?;
     if all.is_empty() {
         return Err(Error::NoAdapter {
-            backends: format!("{:?}", backends_from_env()),
+            backends: format!("{:?}", backends_from_env()?),
         });
     }
     match wanted {
@@ -269,6 +295,25 @@ fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
         .into_iter()
         .next()
         .expect("non-empty")),
+    }
+}
+
+/// `TILEKIT_TIMEOUT` in seconds, else 300 s; a value that is not a positive number of seconds
+/// is an error (it was once ignored in silence).
+fn timeout_from_env() -> Result<Duration> {
+    match std::env::var("TILEKIT_TIMEOUT") {
+        Err(_) => Ok(Duration::from_secs(300)),
+        Ok(s) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| *v > 0.0 && *v <= 1e9)
+            .map(Duration::from_secs_f64)
+            .ok_or(Error::OutOfRange {
+                what: "TILEKIT_TIMEOUT".into(),
+                value: format!("{s:?}"),
+                limit: "a number of seconds above 0".into(),
+            }),
     }
 }
 
@@ -394,13 +439,10 @@ impl Gpu {
                 *l = Some(format!("{reason:?}: {message}"));
             }
         });
-        let timeout = opts.timeout.unwrap_or_else(|| {
-            std::env::var("TILEKIT_TIMEOUT")
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-                .filter(|s| *s > 0.0 && s.is_finite())
-                .map_or(Duration::from_secs(300), Duration::from_secs_f64)
-        });
+        let timeout = match opts.timeout {
+            Some(t) => t,
+            None => timeout_from_env()?,
+        };
         Ok(Gpu {
             device,
             queue,

@@ -39,6 +39,71 @@ pub struct Timing {
     pub clock: Clock,
 }
 
+/// Timed calls per [`Gpu::measure`] after the warm-up.
+pub const STEADY_RUNS: usize = 5;
+
+/// A run timed by [`Gpu::measure`]: the median run, and the fastest and slowest of the timed ones.
+#[derive(Clone, Debug)]
+pub struct Measured<R> {
+    /// The median run.
+    pub run: R,
+    /// Its seconds.
+    pub median: f64,
+    /// The fastest timed run's seconds.
+    pub min: f64,
+    /// The slowest timed run's seconds.
+    pub max: f64,
+}
+
+impl<R> Measured<R> {
+    /// How this run compares with `other` (see [`Speed`]).
+    pub fn against<S>(&self, other: &Measured<S>) -> Speed {
+        Speed::of(
+            (self.median, self.min, self.max),
+            (other.median, other.min, other.max),
+        )
+    }
+}
+
+/// How one timed run compares with another, said so that a rerun says the same: "1.8x faster"
+/// or "1.4x slower" only when the two spreads do not overlap and the medians differ by more
+/// than 10%; otherwise "the same within the spread".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Speed {
+    /// Faster by this factor (> 1).
+    Faster(f64),
+    /// Slower by this factor (> 1).
+    Slower(f64),
+    /// No difference the measurement can tell; the ratio of the medians.
+    Same(f64),
+}
+
+impl Speed {
+    /// Compare (median, min, max) seconds of `a` with those of `b`.
+    pub fn of(a: (f64, f64, f64), b: (f64, f64, f64)) -> Speed {
+        let ratio = b.0 / a.0;
+        if a.2 < b.1 && ratio > 1.1 {
+            Speed::Faster(ratio)
+        } else if a.1 > b.2 && ratio < 1.0 / 1.1 {
+            Speed::Slower(1.0 / ratio)
+        } else {
+            Speed::Same(ratio)
+        }
+    }
+}
+
+impl Speed {
+    /// The comparison in words, against `what`: "1.58x faster than naive", "1.40x slower than
+    /// naive", "as fast as naive within the spread (0.97x)".
+    pub fn than(self, what: &str) -> String {
+        match self {
+            Speed::Faster(x) => format!("{x:.2}x faster than {what}"),
+            Speed::Slower(x) => format!("{x:.2}x slower than {what}"),
+            Speed::Same(x) => format!("as fast as {what} within the spread ({x:.2}x)"),
+        }
+    }
+}
+
 /// One dispatch: a pipeline, its bind group and its grid.
 pub struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
@@ -141,32 +206,44 @@ impl Gpu {
         }
     }
 
-    /// Run `f` back to back until the GPU has been busy for [`Gpu::warm_up_seconds`] (and at
-    /// least three times), then return the median of the last three runs by `seconds`. On a CPU
-    /// adapter, where clocks do not ramp, one run.
-    pub fn steady<R>(
+    /// Time `f`: one untimed call first (it builds the pipelines, and a driver with a cold shader
+    /// cache may finish compiling them at their first dispatch: 1.44 s was once reported for a
+    /// 3 ms matmul), then calls back to back until the GPU has been busy for
+    /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] timed calls: their median and spread.
+    pub fn measure<R>(
         &self,
         mut f: impl FnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
-    ) -> Result<R> {
-        if self.is_cpu() {
-            return f();
-        }
+    ) -> Result<Measured<R>> {
         let warm_up = self.warm_up_seconds();
         let start = Instant::now();
-        let mut last: std::collections::VecDeque<R> = std::collections::VecDeque::with_capacity(4);
-        loop {
-            if last.len() == 3 {
-                last.pop_front();
-            }
-            last.push_back(f()?);
-            if last.len() == 3 && start.elapsed().as_secs_f64() >= warm_up {
-                break;
-            }
+        f()?;
+        while start.elapsed().as_secs_f64() < warm_up {
+            f()?;
         }
-        let mut v: Vec<R> = last.into_iter().collect();
-        v.sort_by(|a, b| seconds(a).total_cmp(&seconds(b)));
-        Ok(v.swap_remove(1))
+        let mut runs: Vec<(f64, R)> = Vec::with_capacity(STEADY_RUNS);
+        for _ in 0..STEADY_RUNS {
+            let r = f()?;
+            runs.push((seconds(&r), r));
+        }
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (min, max) = (runs[0].0, runs[STEADY_RUNS - 1].0);
+        let (median, run) = runs.swap_remove(STEADY_RUNS / 2);
+        Ok(Measured {
+            run,
+            median,
+            min,
+            max,
+        })
+    }
+
+    /// [`Gpu::measure`]'s median run.
+    pub fn steady<R>(
+        &self,
+        f: impl FnMut() -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<R> {
+        Ok(self.measure(f, seconds)?.run)
     }
 
     /// One step: `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! With `default-features = false` the library builds without the command line's dependencies
-//! (clap, indicatif, plotters, npyz, rand): the kernels, the planner and [`Gpu`] only.
+//! (clap, indicatif, plotters, rand): the kernels, the planner and [`Gpu`] only.
 
 #![warn(missing_docs)]
 
@@ -52,7 +52,7 @@ pub use buffer::{DeviceBuffer, POISON};
 pub use dispatch::Dispatch;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
-pub use launch::{Clock, Timing};
+pub use launch::{Clock, Measured, Speed, Timing};
 pub use limits::{DeviceProfile, Limits};
 pub use plan::{Plan, Planner, Tiling};
 

@@ -1,13 +1,14 @@
-//! NumPy `.npy` files in and out (through the `npyz` crate), keeping what the user gave: the
-//! dtype, its byte order and the shape. C order; float16, float32, float64, int32, uint32 and
-//! uint8, little- or big-endian. Anything else is an [`Error::Npy`] that names the file. Writes
-//! are atomic: a temporary file in the same directory, then a rename, so a failed run never
-//! leaves half a file or destroys an input that is also the output.
+//! NumPy `.npy` files in and out, keeping what the user gave: the dtype, its byte order and the
+//! shape. C order; float16, float32, float64, int32, uint32 and uint8, little- or big-endian.
+//! Anything else is an [`Error::Npy`] that names the file and says what is wrong. The header is
+//! parsed here, in one pass over at most [`MAX_HEADER`] bytes (the format is NumPy's fixed
+//! dictionary, not general Python). Files are written through [`crate::cli::output`]: atomic for
+//! a regular file, through a symlink to its target, straight into a device or a FIFO.
 
 use crate::{Error, Result};
 use half::f16;
-use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
 /// The values of a `.npy` file, in C order, native byte order.
 #[derive(Clone, Debug, PartialEq)]
@@ -252,7 +253,10 @@ element!(f16 => F16, f32 => F32, f64 => F64, i32 => I32, u32 => U32, u8 => U8);
 
 /// Write `values` with `shape` (little-endian) to `path`, atomically.
 pub fn save<T: Element>(path: &Path, values: &[T], shape: &[u64]) -> Result<()> {
-    write(path, &Array::new(T::data(values.to_vec()), shape.to_vec()))
+    crate::cli::output::Output::prepare(path)?.write(&to_bytes(&Array::new(
+        T::data(values.to_vec()),
+        shape.to_vec(),
+    ))?)
 }
 
 fn npy_err(path: &Path, message: impl Into<String>) -> Error {
@@ -273,35 +277,44 @@ pub fn read(path: &Path) -> Result<Array> {
         return Err(npy_err(path, "is a directory, not a .npy file"));
     }
     let file = std::fs::File::open(path).map_err(io)?;
-    read_from(std::io::BufReader::new(file), Some(meta.len()), path)
+    let len = meta.is_file().then_some(meta.len());
+    read_from(std::io::BufReader::new(file), len, path)
+}
+
+/// The largest header tilekit reads. NumPy writes a few hundred bytes and its own reader refuses
+/// headers over 10,000 (`max_header_size`); a parser of arbitrary length would be a denial of
+/// service (a 170-byte header of nested brackets once froze the reader tilekit used for hours).
+pub const MAX_HEADER: usize = 10_000;
+
+/// What a `.npy` header says: the dtype's type string, the order and the shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// NumPy's type string, e.g. `<f4`.
+    pub descr: String,
+    /// Fortran (column-major) order.
+    pub fortran_order: bool,
+    /// The shape.
+    pub shape: Vec<u64>,
 }
 
 /// Read a `.npy` file from any reader (`len`: its size in bytes when known, to refuse a header
 /// that claims more data than there is before allocating for it). `path` names it in errors.
-pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) -> Result<Array> {
-    check_preamble(&mut reader, len, path)?;
-    let header = npyz::NpyHeader::from_reader(&mut reader)
-        .map_err(|e| npy_err(path, format!("not a valid .npy file: {e}")))?;
-    if header.order() != npyz::Order::C {
+pub fn read_from(mut reader: impl Read, len: Option<u64>, path: &Path) -> Result<Array> {
+    let (header, at) = read_header(&mut reader, path)?;
+    if header.fortran_order {
         return Err(npy_err(
             path,
             "Fortran-order arrays are not supported; save it with np.ascontiguousarray",
         ));
     }
-    let shape = header.shape().to_vec();
-    let descr = header.dtype().descr();
-    let plain = match header.dtype() {
-        npyz::DType::Plain(t) => t,
-        _ => {
-            return Err(npy_err(
-                path,
-                format!("unsupported dtype {descr}; tilekit reads {DTYPES}"),
-            ))
-        }
+    let shape = header.shape;
+    let descr = header.descr;
+    let bytes = descr.as_bytes();
+    let (order, key) = match bytes.first() {
+        Some(b'<' | b'>' | b'|' | b'=') => (bytes[0], &descr[1..]),
+        _ => (b'=', descr.as_str()),
     };
-    let size = plain.size_field();
-    let key = format!("{}{}", plain.type_char().to_str(), size);
-    let item = match key.as_str() {
+    let item = match key {
         "f2" => 2u64,
         "f4" | "i4" | "u4" => 4,
         "f8" => 8,
@@ -309,10 +322,11 @@ pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) ->
         _ => {
             return Err(npy_err(
                 path,
-                format!("unsupported dtype {descr}; tilekit reads {DTYPES}"),
+                format!("unsupported dtype {descr:?}; tilekit reads {DTYPES}"),
             ))
         }
     };
+    let big_endian = order == b'>' && item > 1;
     let count = shape
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
@@ -320,9 +334,6 @@ pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) ->
     let needed = count
         .checked_mul(item)
         .ok_or_else(|| npy_err(path, format!("shape {shape:?} overflows")))?;
-    let at = reader
-        .stream_position()
-        .map_err(|e| npy_err(path, e.to_string()))?;
     if let Some(len) = len {
         if len.saturating_sub(at) < needed {
             return Err(npy_err(
@@ -334,26 +345,21 @@ pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) ->
             ));
         }
     }
-    let big_endian = plain.endianness() == npyz::Endianness::Big && item > 1;
-    let file = npyz::NpyFile::with_header(header, reader);
-    let body = |e: std::io::Error| npy_err(path, format!("data unreadable (truncated?): {e}"));
-    let data = match key.as_str() {
-        "f2" => Data::F16(file.into_vec::<f16>().map_err(body)?),
-        "f4" => Data::F32(file.into_vec::<f32>().map_err(body)?),
-        "f8" => Data::F64(file.into_vec::<f64>().map_err(body)?),
-        "i4" => Data::I32(file.into_vec::<i32>().map_err(body)?),
-        "u4" => Data::U32(file.into_vec::<u32>().map_err(body)?),
-        _ => Data::U8(file.into_vec::<u8>().map_err(body)?),
-    };
-    if data.len() as u64 != count {
+    // Without a known length (a pipe), read in pieces: a short stream ends in an error, not in
+    // an allocation the stream does not back.
+    let mut raw = Vec::with_capacity(needed.min(64 << 20) as usize);
+    let got = reader
+        .by_ref()
+        .take(needed)
+        .read_to_end(&mut raw)
+        .map_err(|e| npy_err(path, format!("data unreadable: {e}")))?;
+    if (got as u64) < needed {
         return Err(npy_err(
             path,
-            format!(
-                "data unreadable (truncated?): {} of {count} values",
-                data.len()
-            ),
+            format!("data unreadable (truncated?): {got} of {needed} bytes"),
         ));
     }
+    let data = decode(key, &raw, big_endian);
     Ok(Array {
         data,
         shape,
@@ -361,105 +367,56 @@ pub fn read_from(mut reader: impl Read + Seek, len: Option<u64>, path: &Path) ->
     })
 }
 
-fn encode(array: &Array, out: impl std::io::Write) -> std::io::Result<()> {
-    use npyz::WriterBuilder;
-    let dtype = npyz::DType::Plain(
-        array
-            .descr()
-            .parse::<npyz::TypeStr>()
-            .map_err(|e| std::io::Error::other(e.to_string()))?,
-    );
-    macro_rules! put {
-        ($v:expr) => {{
-            let mut w = npyz::WriteOptions::new()
-                .dtype(dtype)
-                .shape(&array.shape)
-                .writer(out)
-                .begin_nd()?;
-            w.extend($v.iter().copied())?;
-            w.finish()
-        }};
+fn decode(key: &str, raw: &[u8], big: bool) -> Data {
+    macro_rules! words {
+        ($n:literal, $from:expr) => {
+            raw.chunks_exact($n)
+                .map(|c| {
+                    let a: [u8; $n] = c.try_into().expect("chunks of the item size");
+                    $from(a)
+                })
+                .collect()
+        };
     }
-    each!(&array.data, v => put!(v))
+    match (key, big) {
+        ("f2", false) => Data::F16(words!(2, |a| f16::from_bits(u16::from_le_bytes(a)))),
+        ("f2", true) => Data::F16(words!(2, |a| f16::from_bits(u16::from_be_bytes(a)))),
+        ("f4", false) => Data::F32(words!(4, f32::from_le_bytes)),
+        ("f4", true) => Data::F32(words!(4, f32::from_be_bytes)),
+        ("f8", false) => Data::F64(words!(8, f64::from_le_bytes)),
+        ("f8", true) => Data::F64(words!(8, f64::from_be_bytes)),
+        ("i4", false) => Data::I32(words!(4, i32::from_le_bytes)),
+        ("i4", true) => Data::I32(words!(4, i32::from_be_bytes)),
+        ("u4", false) => Data::U32(words!(4, u32::from_le_bytes)),
+        ("u4", true) => Data::U32(words!(4, u32::from_be_bytes)),
+        _ => Data::U8(raw.to_vec()),
+    }
 }
 
-/// The bytes of a `.npy` file holding `array`.
-pub fn to_bytes(array: &Array) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    encode(array, std::io::Cursor::new(&mut out)).map_err(|e| Error::Io {
-        path: "<memory>".into(),
-        source: e,
-    })?;
-    Ok(out)
-}
-
-/// Write `array` to `path` atomically: a temporary file beside it, flushed to disk, then
-/// renamed over `path`. On any failure the temporary file is removed and `path` is untouched.
-pub fn write(path: &Path, array: &Array) -> Result<()> {
-    let io = |p: &Path, e: std::io::Error| Error::Io {
-        path: p.display().to_string(),
-        source: e,
-    };
-    let bytes = to_bytes(array)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io(path, std::io::Error::other("not a file name")))?;
-    if path.is_dir() {
-        return Err(io(path, std::io::Error::other("is a directory")));
-    }
-    let tmp = dir.join(format!(
-        ".{}.tilekit-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> std::io::Result<()> {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(path, e)
-    })
-}
-
-/// The largest header tilekit reads (NumPy writes a few hundred bytes).
-const MAX_HEADER: u64 = 1 << 20;
-
-/// Check the magic string, version and header length before the header is read: a length field
-/// of 4 GB in a 100-byte file (found by `fuzz/fuzz_targets/npy.rs`) made the reader allocate it.
-fn check_preamble(reader: &mut (impl Read + Seek), len: Option<u64>, path: &Path) -> Result<()> {
-    let start = reader
-        .stream_position()
-        .map_err(|e| npy_err(path, format!("cannot read: {e}")))?;
-    let mut pre = [0u8; 12];
-    let mut got = 0;
-    while got < pre.len() {
-        match reader.read(&mut pre[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) => return Err(npy_err(path, format!("cannot read: {e}"))),
-        }
-    }
-    if got < 10 || &pre[..6] != b"\x93NUMPY" {
+/// The preamble and header of a `.npy` file: the header, and the offset of the data.
+fn read_header(reader: &mut impl Read, path: &Path) -> Result<(Header, u64)> {
+    let mut pre = [0u8; 10];
+    reader
+        .read_exact(&mut pre)
+        .map_err(|_| npy_err(path, "not a valid .npy file: no NumPy magic string"))?;
+    if &pre[..6] != b"\x93NUMPY" {
         return Err(npy_err(
             path,
             "not a valid .npy file: no NumPy magic string",
         ));
     }
     let (header_len, offset) = match pre[6] {
-        1 => (u16::from_le_bytes([pre[8], pre[9]]) as u64, 10),
-        2 | 3 if got == 12 => (
-            u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as u64,
-            12,
-        ),
+        1 => (u16::from_le_bytes([pre[8], pre[9]]) as u64, 10u64),
+        2 | 3 => {
+            let mut more = [0u8; 2];
+            reader
+                .read_exact(&mut more)
+                .map_err(|_| npy_err(path, "not a valid .npy file: the preamble ends early"))?;
+            (
+                u32::from_le_bytes([pre[8], pre[9], more[0], more[1]]) as u64,
+                12,
+            )
+        }
         v => {
             return Err(npy_err(
                 path,
@@ -467,19 +424,269 @@ fn check_preamble(reader: &mut (impl Read + Seek), len: Option<u64>, path: &Path
             ))
         }
     };
-    let limit = len.map_or(MAX_HEADER, |l| l.saturating_sub(offset).min(MAX_HEADER));
-    if header_len > limit {
+    if header_len > MAX_HEADER as u64 {
         return Err(npy_err(
             path,
             format!(
-                "not a valid .npy file: a header of {header_len} bytes (the file holds at most {limit} after the preamble)"
+                "not a valid .npy file: a header of {header_len} bytes (tilekit reads at most {MAX_HEADER}, as NumPy does)"
             ),
         ));
     }
-    reader
-        .seek(std::io::SeekFrom::Start(start))
-        .map_err(|e| npy_err(path, format!("cannot read: {e}")))?;
-    Ok(())
+    let mut text = vec![0u8; header_len as usize];
+    reader.read_exact(&mut text).map_err(|_| {
+        npy_err(
+            path,
+            format!("not a valid .npy file: the header of {header_len} bytes ends early"),
+        )
+    })?;
+    // Version 3 headers are UTF-8, the others Latin-1; the dictionary itself is ASCII.
+    let text = String::from_utf8_lossy(&text);
+    let header = parse_header(&text).map_err(|e| npy_err(path, format!("bad header: {e}")))?;
+    Ok((header, offset + header_len))
+}
+
+/// Parse the header's dictionary, `{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }`
+/// (keys in any order, whitespace anywhere, a trailing comma allowed), in one pass: NumPy writes
+/// exactly this literal and reads nothing else, so a general Python-literal parser is not needed.
+/// The error says what was expected where.
+pub fn parse_header(text: &str) -> std::result::Result<Header, String> {
+    let mut p = Cursor {
+        s: text.trim_end_matches(['\n', ' ', '\0']).as_bytes(),
+        at: 0,
+    };
+    p.expect(b'{')?;
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    loop {
+        p.space();
+        if p.eat(b'}') {
+            break;
+        }
+        let key = p.string()?;
+        p.space();
+        p.expect(b':')?;
+        p.space();
+        match key.as_str() {
+            "descr" if descr.is_none() => descr = Some(p.descr()?),
+            "fortran_order" if fortran.is_none() => fortran = Some(p.boolean()?),
+            "shape" if shape.is_none() => shape = Some(p.shape()?),
+            "descr" | "fortran_order" | "shape" => return Err(format!("key '{key}' twice")),
+            other => {
+                return Err(format!(
+                    "unknown key '{other}' (a .npy header has 'descr', 'fortran_order' and 'shape')"
+                ))
+            }
+        }
+        p.space();
+        if !p.eat(b',') {
+            p.space();
+            p.expect(b'}')?;
+            break;
+        }
+    }
+    p.space();
+    if p.at != p.s.len() {
+        return Err(format!("text after the dictionary at byte {}", p.at));
+    }
+    let missing = |k: &str| format!("no '{k}' key");
+    Ok(Header {
+        descr: descr.ok_or_else(|| missing("descr"))?,
+        fortran_order: fortran.ok_or_else(|| missing("fortran_order"))?,
+        shape: shape.ok_or_else(|| missing("shape"))?,
+    })
+}
+
+struct Cursor<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.at).copied()
+    }
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, c: u8) -> std::result::Result<(), String> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected '{}' at byte {}, found {}",
+                c as char,
+                self.at,
+                self.peek()
+                    .map_or("the end".to_string(), |b| format!("'{}'", b as char))
+            ))
+        }
+    }
+    /// A quoted string without escapes (the header's keys and type strings have none).
+    fn string(&mut self) -> std::result::Result<String, String> {
+        let quote = match self.peek() {
+            Some(q @ (b'\'' | b'"')) => q,
+            _ => return Err(format!("expected a quoted key at byte {}", self.at)),
+        };
+        self.at += 1;
+        let start = self.at;
+        while let Some(c) = self.peek() {
+            if c == quote {
+                let s = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
+                self.at += 1;
+                return Ok(s);
+            }
+            if c == b'\\' || self.at - start > 64 {
+                return Err(format!("unexpected string at byte {start}"));
+            }
+            self.at += 1;
+        }
+        Err(format!("unterminated string at byte {start}"))
+    }
+    fn descr(&mut self) -> std::result::Result<String, String> {
+        if matches!(self.peek(), Some(b'[')) {
+            return Err(
+                "a structured dtype (a list of fields); tilekit reads plain numbers".to_string(),
+            );
+        }
+        self.string()
+    }
+    fn boolean(&mut self) -> std::result::Result<bool, String> {
+        for (word, v) in [(&b"True"[..], true), (&b"False"[..], false)] {
+            if self.s[self.at..].starts_with(word) {
+                self.at += word.len();
+                return Ok(v);
+            }
+        }
+        Err(format!(
+            "expected True or False for 'fortran_order' at byte {}",
+            self.at
+        ))
+    }
+    /// A tuple of non-negative integers: `()`, `(3,)`, `(2, 3)`.
+    fn shape(&mut self) -> std::result::Result<Vec<u64>, String> {
+        self.expect(b'(')?;
+        let mut dims = Vec::new();
+        loop {
+            self.space();
+            if self.eat(b')') {
+                return Ok(dims);
+            }
+            let start = self.at;
+            let mut v: u64 = 0;
+            while let Some(c @ b'0'..=b'9') = self.peek() {
+                v = v
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add((c - b'0') as u64))
+                    .ok_or_else(|| format!("dimension at byte {start} overflows 64 bits"))?;
+                self.at += 1;
+            }
+            if self.at == start {
+                return Err(format!(
+                    "expected a dimension (a non-negative integer) at byte {start}"
+                ));
+            }
+            if dims.len() == 32 {
+                return Err("more than 32 dimensions (NumPy's limit)".to_string());
+            }
+            dims.push(v);
+            self.space();
+            if !self.eat(b',') {
+                self.space();
+                self.expect(b')')?;
+                return Ok(dims);
+            }
+        }
+    }
+}
+
+/// The header dictionary NumPy writes for `array`, padded with spaces and a newline so that the
+/// data starts at a multiple of 64 bytes (format 1.0; 2.0 when the header needs more room).
+fn header_bytes(array: &Array) -> Vec<u8> {
+    let shape = match array.shape.len() {
+        1 => format!("({},)", array.shape[0]),
+        _ => format!(
+            "({})",
+            array
+                .shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let dict = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}",
+        array.descr()
+    );
+    let (version, pre) = if dict.len() + 11 <= u16::MAX as usize {
+        (1u8, 10)
+    } else {
+        (2, 12)
+    };
+    let total = (pre + dict.len() + 1).div_ceil(64) * 64;
+    let header_len = total - pre;
+    let mut out = b"\x93NUMPY".to_vec();
+    out.extend([version, 0]);
+    if version == 1 {
+        out.extend((header_len as u16).to_le_bytes());
+    } else {
+        out.extend((header_len as u32).to_le_bytes());
+    }
+    out.extend(dict.as_bytes());
+    out.resize(total - 1, b' ');
+    out.push(b'\n');
+    out
+}
+
+/// The bytes of a `.npy` file holding `array`.
+pub fn to_bytes(array: &Array) -> Result<Vec<u8>> {
+    let mut out = header_bytes(array);
+    let big = array.big_endian;
+    macro_rules! put {
+        ($v:expr, $f:expr) => {
+            for x in $v {
+                out.extend($f(x));
+            }
+        };
+    }
+    match &array.data {
+        Data::F16(v) => put!(v, |x: &f16| if big {
+            x.to_bits().to_be_bytes()
+        } else {
+            x.to_bits().to_le_bytes()
+        }),
+        Data::F32(v) => put!(v, |x: &f32| if big {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        }),
+        Data::F64(v) => put!(v, |x: &f64| if big {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        }),
+        Data::I32(v) => put!(v, |x: &i32| if big {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        }),
+        Data::U32(v) => put!(v, |x: &u32| if big {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        }),
+        Data::U8(v) => out.extend(v),
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -537,7 +744,7 @@ mod tests {
     fn a_header_claiming_more_than_the_file_is_refused_before_allocating() {
         let a = Array::new(Data::F32(vec![1.0; 4]), vec![4]);
         let mut bytes = to_bytes(&a).unwrap();
-        let pos = bytes.windows(8).position(|w| w == b"(4, ), }").unwrap();
+        let pos = bytes.windows(7).position(|w| w == b"(4,), }").unwrap();
         let huge = "(1099511627776,), }";
         // Keep the header length: overwrite the shape, the dict's end and padding after it.
         bytes.splice(pos..pos + huge.len(), huge.bytes());
@@ -548,5 +755,103 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn nested_brackets_in_the_header_fail_at_once_with_a_message_about_the_file() {
+        // The fuzzer's input: each bracket doubled the old parser's time (9.6 s at depth 20).
+        for depth in [16usize, 32, 5000, 20000] {
+            let dict = format!(
+                "{{'descr': '<f4', 'fortran_order': {} False, 'shape': (3,), }}",
+                "[".repeat(depth)
+            );
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend((dict.len() as u16).to_le_bytes());
+            bytes.extend(dict.as_bytes());
+            let len = bytes.len() as u64;
+            let t = std::time::Instant::now();
+            let e = read_from(std::io::Cursor::new(bytes), Some(len), Path::new("b.npy"));
+            assert!(
+                t.elapsed().as_secs_f64() < 0.5,
+                "depth {depth}: {:?}",
+                t.elapsed()
+            );
+            let e = e.unwrap_err().to_string();
+            if depth < 10_000 {
+                assert!(
+                    e.contains("expected True or False for 'fortran_order'"),
+                    "{e}"
+                );
+            } else {
+                assert!(e.contains("at most 10000"), "{e}");
+            }
+            assert!(e.starts_with("b.npy: "), "{e}");
+        }
+    }
+
+    #[test]
+    fn headers_numpy_writes_parse_and_others_say_what_is_wrong() {
+        let h = parse_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }     \n")
+            .unwrap();
+        assert_eq!(h.descr, "<f4");
+        assert_eq!(h.shape, vec![3, 4]);
+        assert!(!h.fortran_order);
+        let h = parse_header("{\"shape\":(),\"fortran_order\":True,\"descr\":\"|u1\"}").unwrap();
+        assert_eq!(h.shape, Vec::<u64>::new());
+        assert!(h.fortran_order);
+        assert_eq!(
+            parse_header("{'descr': '<f8', 'fortran_order': False, 'shape': (7,)}")
+                .unwrap()
+                .shape,
+            vec![7]
+        );
+        for (bad, says) in [
+            (
+                "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }",
+                "structured dtype",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, }",
+                "no 'shape' key",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'x': 1}",
+                "unknown key 'x'",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }",
+                "expected a dimension",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+                "overflows",
+            ),
+            (
+                "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                "twice",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), } junk",
+                "after the dictionary",
+            ),
+        ] {
+            let e = parse_header(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn files_written_here_have_numpys_layout() {
+        let a = Array::new(Data::F32(vec![1.0, 2.0, 3.0]), vec![3]);
+        let bytes = to_bytes(&a).unwrap();
+        // The data starts at a multiple of 64 bytes, the header ends in a newline (NEP 1).
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        assert_eq!(bytes[10 + header_len - 1], b'\n');
+        assert_eq!(
+            &bytes[10..10 + 57],
+            b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"
+        );
+        assert_eq!(bytes.len(), 10 + header_len + 12);
     }
 }

@@ -220,8 +220,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
     let mut i64_bytes = std::fs::read(d.join("f6.npy")).unwrap();
     let pos = i64_bytes.windows(3).position(|w| w == b"<f4").unwrap();
     i64_bytes.splice(pos..pos + 3, b"<i8".iter().cloned());
-    let pos = i64_bytes.windows(5).position(|w| w == b"(6, )").unwrap();
-    i64_bytes.splice(pos..pos + 5, b"(3, )".iter().cloned());
+    let pos = i64_bytes.windows(4).position(|w| w == b"(6,)").unwrap();
+    i64_bytes.splice(pos..pos + 4, b"(3,)".iter().cloned());
     std::fs::write(d.join("i64.npy"), &i64_bytes).unwrap();
     refused(
         &["run", "reduce", "--input", s(&d.join("i64.npy"))],

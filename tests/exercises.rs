@@ -1,21 +1,40 @@
 #![cfg(feature = "cli")]
 //! The exercises on the test adapter: every starter fails with the hint that names its mistake,
-//! every solution (the project's own shader) passes, a racy kernel is caught, and a file that
-//! does not compile gets naga's message with its line.
+//! every solution (the project's own shader) passes, a racy kernel is caught, a barrier in
+//! non-uniform control flow is refused (naga accepts it), an off-by-one loop with every barrier in
+//! place is not called a race, and a file that does not compile gets naga's message with the
+//! learner's file name and line.
 
 mod common;
 use common::gpu;
-use tilekit::exercise::{check, exercise, exercises, Verdict};
+use tilekit::exercise::{barrier_count, check, exercise, exercises, Exercise, Verdict};
 
-/// The hint each starter must get: the race or index hint, or the edge hint.
+/// Exercises whose starter's mistake shows only on ragged shapes.
 const EDGE_MISTAKES: [&str; 1] = ["matmul-bounds"];
+
+fn barriers(source: &str) -> usize {
+    barrier_count(&naga::front::wgsl::parse_str(source).unwrap())
+}
+
+/// The tiled-matmul solution as a learner would write it from the starter.
+fn tiled(ex: &Exercise) -> String {
+    ex.starter_source
+        .replace(
+            "        // TODO (fig 4.16): the whole tile must be loaded before anyone reads it.",
+            "        workgroupBarrier();",
+        )
+        .replace(
+            "        // TODO (fig 4.16): nobody may overwrite the tile while others still read it.",
+            "        workgroupBarrier();",
+        )
+}
 
 #[test]
 fn every_starter_fails_with_the_hint_that_names_its_mistake() {
     let all = exercises();
     assert!(all.len() >= 6);
     for ex in &all {
-        let verdict = check(gpu(), ex, ex.starter_source);
+        let verdict = check(gpu(), ex, ex.starter_source, "starter.wgsl");
         let text = verdict.render(ex);
         let Verdict::Wrong { hint, mismatch, .. } = &verdict else {
             panic!(
@@ -23,10 +42,13 @@ fn every_starter_fails_with_the_hint_that_names_its_mistake() {
                 ex.name
             );
         };
+        // A starter without the solution's barriers is a race; one with them is not.
         let want = if EDGE_MISTAKES.contains(&ex.name) {
             ex.edge_hint
-        } else {
+        } else if barriers(ex.starter_source) < barriers(ex.solution_source) {
             ex.hint
+        } else {
+            ex.aligned_hint
         };
         assert_eq!(hint, want, "{text}");
         assert_ne!(mismatch.expected, mismatch.got, "{text}");
@@ -38,43 +60,111 @@ fn every_starter_fails_with_the_hint_that_names_its_mistake() {
 }
 
 #[test]
-fn every_solution_passes() {
+fn every_solution_passes_and_is_timed_beside_tilekits() {
     for ex in exercises() {
-        let verdict = check(gpu(), &ex, ex.solution_source);
+        let verdict = check(gpu(), &ex, ex.solution_source, "solution.wgsl");
         let text = verdict.render(&ex);
-        let Verdict::Passed { shapes, speed } = &verdict else {
+        let Verdict::Passed {
+            shapes,
+            yours,
+            tilekits,
+        } = &verdict
+        else {
             panic!("the solution of {} did not pass:\n{text}", ex.name);
         };
         assert!(shapes.len() >= 2, "{text}");
-        assert!(speed.0 > 0.0 && speed.1 > 0.0, "{text}");
+        assert!(yours.median > 0.0 && tilekits.median > 0.0, "{text}");
+        assert!(
+            yours.min <= yours.median && yours.median <= yours.max,
+            "{text}"
+        );
+        // The same kernel against itself: a claimed speed-up must sit outside the spread.
+        assert!(text.contains("yours is "), "{text}");
     }
 }
 
 #[test]
 fn a_racy_kernel_is_caught() {
     // The reduction tree with the barrier inside its loop removed: steps read partners that
-    // have not finished. And the histogram whose workgroups store over each other's counts.
-    for name in ["reduction-tree", "histogram"] {
-        let ex = exercise(name).unwrap();
-        let racy = ex.starter_source;
-        assert!(!racy.contains("TODO") || racy != ex.solution_source);
-        let verdict = check(gpu(), &ex, racy);
+    // have not finished.
+    let ex = exercise("reduction-tree").unwrap();
+    let verdict = check(gpu(), &ex, ex.starter_source, "racy.wgsl");
+    assert!(
+        matches!(&verdict, Verdict::Wrong { hint, .. } if hint.contains("race")),
+        "{}",
+        verdict.render(&ex)
+    );
+    // The histogram whose workgroups store over each other's counts: a race between
+    // workgroups, with every barrier in place.
+    let ex = exercise("histogram").unwrap();
+    let verdict = check(gpu(), &ex, ex.starter_source, "racy.wgsl");
+    assert!(
+        matches!(&verdict, Verdict::Wrong { hint, .. } if hint.contains("atomicAdd")),
+        "{}",
+        verdict.render(&ex)
+    );
+}
+
+#[test]
+fn a_barrier_in_non_uniform_control_flow_is_refused_with_its_line() {
+    let ex = exercise("tiled-matmul").unwrap();
+    let good = tiled(&ex);
+    assert!(check(gpu(), &ex, &good, "good.wgsl").passed());
+    let line = good
+        .lines()
+        .position(|l| l.trim() == "workgroupBarrier();")
+        .unwrap()
+        + 1;
+    let divergent = good.replacen(
+        "        workgroupBarrier();",
+        "        if (tx == 0u) { workgroupBarrier(); }",
+        1,
+    );
+    let verdict = check(gpu(), &ex, &divergent, "mine.wgsl");
+    let text = verdict.render(&ex);
+    let Verdict::DoesNotCompile(msg) = &verdict else {
+        panic!("a barrier under `if (tx == 0u)` was not refused:\n{text}");
+    };
+    assert!(msg.contains(&format!("mine.wgsl:{line}:")), "{msg}");
+    assert!(msg.contains("non-uniform control flow"), "{msg}");
+    // An early return before the barriers: some invocations never reach them.
+    let early = good.replacen(
+        "    var acc = 0.0;\n    let phases",
+        "    var acc = 0.0;\n    if (row >= p.m) { return; }\n    let phases",
+        1,
+    );
+    assert_ne!(early, good, "the early-return edit found nothing to change");
+    assert!(matches!(
+        check(gpu(), &ex, &early, "early.wgsl"),
+        Verdict::DoesNotCompile(_)
+    ));
+}
+
+#[test]
+fn an_off_by_one_inner_loop_with_both_barriers_is_not_called_a_race() {
+    let ex = exercise("tiled-matmul").unwrap();
+    let good = tiled(&ex);
+    for wrong in ["kk <= TILE;", "kk < TILE - 1u;"] {
+        let src = good.replace("kk < TILE;", wrong);
+        assert_ne!(src, good);
+        let verdict = check(gpu(), &ex, &src, "loop.wgsl");
+        let text = verdict.render(&ex);
         assert!(
-            matches!(&verdict, Verdict::Wrong { hint, .. } if hint.contains("race")),
-            "{}",
-            verdict.render(&ex)
+            matches!(&verdict, Verdict::Wrong { hint, .. } if *hint == ex.aligned_hint),
+            "{wrong}: {text}"
         );
+        assert!(!text.contains("a race."), "{text}");
     }
 }
 
 #[test]
-fn a_file_that_does_not_compile_gets_nagas_message_with_its_line() {
+fn a_file_that_does_not_compile_gets_nagas_message_with_its_name_and_line() {
     let ex = exercise("dynamic-reverse").unwrap();
     let broken = ex.solution_source.replace(
         "data[t] = s_dyn[N - 1u - t];",
         "data[t] = s_dyn[N - 1u - t]",
     );
-    let verdict = check(gpu(), &ex, &broken);
+    let verdict = check(gpu(), &ex, &broken, "my-reverse.wgsl");
     let Verdict::DoesNotCompile(msg) = &verdict else {
         panic!("{}", verdict.render(&ex));
     };
@@ -85,7 +175,7 @@ fn a_file_that_does_not_compile_gets_nagas_message_with_its_line() {
         + 1;
     // naga points at the missing `;` or at the next token (a comment line may lie between).
     assert!(
-        (line..=line + 3).any(|l| msg.contains(&format!("wgsl:{l}:"))),
+        (line..=line + 3).any(|l| msg.contains(&format!("my-reverse.wgsl:{l}:"))),
         "{msg}"
     );
     // An unknown exercise is a typed error listing the choices.

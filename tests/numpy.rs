@@ -14,7 +14,9 @@ fn every_kernel_and_dtype_matches_numpy_through_npy_files() {
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_tilekit"))
         .output()
-        .unwrap_or_else(|e| panic!("{python} with NumPy is needed (scripts/test.sh installs it): {e}"));
+        .unwrap_or_else(|e| {
+            panic!("{python} with NumPy is needed (scripts/test.sh installs it): {e}")
+        });
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

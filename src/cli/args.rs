@@ -93,13 +93,21 @@ pub enum Command {
 /// `tilekit exercise`'s actions.
 #[derive(Subcommand)]
 pub enum ExerciseAction {
-    /// Every exercise, its starter file and its solution.
+    /// Every exercise, what to do, and how to start it.
     List,
+    /// Write exercise NAME's starter (the lesson's kernel with its key lines as TODOs) to a file
+    /// (never over an existing one).
+    Start {
+        /// The exercise (see `tilekit exercise list`).
+        name: String,
+        /// Where to write it (default: NAME.wgsl in this directory).
+        file: Option<PathBuf>,
+    },
     /// Run your WGSL file for exercise NAME at the shapes that catch the classic mistakes.
     Check {
         /// The exercise (see `tilekit exercise list`).
         name: String,
-        /// Your shader: the starter `exercises/NAME.wgsl` with its TODOs done.
+        /// Your shader: the starter (`tilekit exercise start NAME`) with its TODOs done.
         file: PathBuf,
     },
 }

@@ -1,6 +1,7 @@
 //! The subcommands of `tilekit` other than `run`'s kernels: info, plan, run's shared steps,
 //! bench and tour. `src/main.rs` parses and calls these.
 
+use super::output::Output;
 use super::{finish, print_json, usage, Common, Ctx, Fail, RunCommand, SCHEMA};
 use crate::gpu::{adapter_summaries, matching, AdapterSummary};
 use crate::kernels::FAMILIES;
@@ -46,7 +47,7 @@ impl Globals {
             DeviceProfile::named(p)?;
         }
         if let Some(w) = self.adapter.as_deref().filter(|w| !w.is_empty()) {
-            matching(adapter_summaries(), w, |a| {
+            matching(adapter_summaries()?, w, |a| {
                 (a.name.clone(), a.backend.clone())
             })?;
         }
@@ -104,7 +105,7 @@ fn summary_text(i: usize, a: &AdapterSummary) -> String {
 
 /// `tilekit info`: every adapter on every backend (or those `--adapter` names).
 pub fn info(g: &Globals, json: bool) -> Result<(), Fail> {
-    let mut all = adapter_summaries();
+    let mut all = adapter_summaries()?;
     if all.is_empty() {
         return Err(Error::NoAdapter {
             backends: "all".into(),
@@ -259,9 +260,14 @@ pub fn run(g: &Globals, command: &RunCommand, m: &clap::ArgMatches) -> Result<()
     } else {
         None
     };
+    // The output's place is checked before the run, not after it.
+    let output = output
+        .as_deref()
+        .map(super::output::Output::prepare)
+        .transpose()?;
     let ctx = Ctx::new(g.options());
     let out = (command.run)(&ctx, m)?;
-    finish(&common, output.as_deref(), out)
+    finish(&common, output.as_ref(), out)
 }
 
 fn progress(len: Option<usize>) -> indicatif::ProgressBar {
@@ -294,9 +300,9 @@ pub struct BenchArgs {
     /// Small sizes (under a minute on lavapipe).
     #[arg(long)]
     pub quick: bool,
-    /// Timed repeats per kernel.
-    #[arg(long)]
-    pub repeats: Option<usize>,
+    /// Timed repeats per kernel (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeats: Option<u32>,
     /// Only kernels whose name contains this (the ceilings always run).
     #[arg(long)]
     pub filter: Option<String>,
@@ -314,22 +320,23 @@ pub struct BenchArgs {
     pub compare: Option<PathBuf>,
 }
 
-fn write_atomic(p: &std::path::Path, text: &str) -> Result<(), Error> {
-    let tmp = p.with_extension(format!("tilekit-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, p))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io_err(p, e)
-        })
+/// Each of `paths` checked as a place to write before the work starts.
+fn prepare(paths: &[&Option<PathBuf>]) -> Result<Vec<Option<Output>>, Error> {
+    paths
+        .iter()
+        .map(|p| p.as_deref().map(Output::prepare).transpose())
+        .collect()
 }
 
 /// `tilekit bench`.
 pub fn bench(g: &Globals, a: BenchArgs) -> Result<(), Fail> {
+    let [json_out, chart_out, html_out] =
+        <[Option<Output>; 3]>::try_from(prepare(&[&a.json, &a.chart, &a.html])?)
+            .expect("three outputs");
     let gpu = g.open()?;
     let mut cfg = crate::bench::Config::new(a.quick);
     if let Some(r) = a.repeats {
-        cfg.repeats = r;
+        cfg.repeats = r as usize;
     }
     cfg.filter = a.filter.clone();
     let earlier = match &a.compare {
@@ -353,21 +360,34 @@ pub fn bench(g: &Globals, a: BenchArgs) -> Result<(), Fail> {
         pb.tick();
     })?;
     pb.finish_and_clear();
+    if let Some(f) = &a.filter {
+        if !report
+            .entries
+            .iter()
+            .any(|e| !e.name.starts_with("ceiling/") && e.name.contains(f.as_str()))
+            && !report.skipped.iter().any(|s| s.contains(f.as_str()))
+        {
+            return Err(usage(format!(
+                "no bench case matches {f:?} (--filter keeps the cases whose name contains it)"
+            )));
+        }
+    }
     println!("{}", report.table());
-    if let Some(p) = &a.json {
-        write_atomic(
-            p,
-            &serde_json::to_string_pretty(&report).expect("JSON of plain data"),
+    if let Some(o) = &json_out {
+        o.write(
+            serde_json::to_string_pretty(&report)
+                .expect("JSON of plain data")
+                .as_bytes(),
         )?;
-        println!("wrote {}", p.display());
+        println!("wrote {}", o.path().display());
     }
-    if let Some(p) = &a.chart {
-        write_atomic(p, &report.roofline())?;
-        println!("wrote {}", p.display());
+    if let Some(o) = &chart_out {
+        o.write(report.roofline().as_bytes())?;
+        println!("wrote {}", o.path().display());
     }
-    if let Some(p) = &a.html {
-        write_atomic(p, &crate::report::bench_html(&report, &gpu.summary))?;
-        println!("wrote {}", p.display());
+    if let Some(o) = &html_out {
+        o.write(crate::report::bench_html(&report, &gpu.summary).as_bytes())?;
+        println!("wrote {}", o.path().display());
     }
     if let Some(e) = &earlier {
         println!("{}", report.compare(e));
@@ -387,6 +407,7 @@ pub fn tour(
     html: Option<PathBuf>,
 ) -> Result<(), Fail> {
     use crate::tour::{lessons, run_all, Size};
+    let html_out = html.as_deref().map(Output::prepare).transpose()?;
     let gpu = g.open()?;
     let size = if quick || (gpu.is_cpu() && !full) {
         Size::Quick
@@ -434,10 +455,10 @@ pub fn tour(
             }
         }
     }
-    if let Some(p) = &html {
-        write_atomic(p, &crate::report::tour_html(&results, &gpu))?;
+    if let Some(o) = &html_out {
+        o.write(crate::report::tour_html(&results, &gpu).as_bytes())?;
         if !json {
-            println!("wrote {}", p.display());
+            println!("wrote {}", o.path().display());
         }
     }
     if json {
@@ -470,17 +491,45 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
         ExerciseAction::List => {
             for e in crate::exercise::exercises() {
                 println!(
-                    "{:<18} {}\n{:<18} starter {}, solution {}",
-                    e.name, e.task, "", e.starter, e.solution
+                    "{:<18} {}\n{:<18} start: tilekit exercise start {} (writes {}.wgsl); solution: the project's {}",
+                    e.name, e.task, "", e.name, e.name, e.solution
                 );
             }
+            Ok(())
+        }
+        ExerciseAction::Start { name, file } => {
+            let ex = crate::exercise::exercise(&name)?;
+            let path = file.unwrap_or_else(|| PathBuf::from(format!("{name}.wgsl")));
+            // A learner's file is never overwritten: a second `start` would erase their work.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        Error::Usage(format!(
+                            "{} exists: tilekit does not overwrite it (your work); name another file or remove it",
+                            path.display()
+                        ))
+                    } else {
+                        io_err(&path, e)
+                    }
+                })?;
+            std::io::Write::write_all(&mut f, ex.starter_source.as_bytes())
+                .map_err(|e| io_err(&path, e))?;
+            println!(
+                "wrote {}: {}\nfill in its TODOs, then: tilekit exercise check {name} {}",
+                path.display(),
+                ex.task,
+                path.display()
+            );
             Ok(())
         }
         ExerciseAction::Check { name, file } => {
             let ex = crate::exercise::exercise(&name)?;
             let source = std::fs::read_to_string(&file).map_err(|e| io_err(&file, e))?;
             let gpu = g.open()?;
-            let verdict = crate::exercise::check(&gpu, &ex, &source);
+            let verdict = crate::exercise::check(&gpu, &ex, &source, &file.display().to_string());
             println!("{}", verdict.render(&ex));
             if verdict.passed() {
                 Ok(())
@@ -495,6 +544,14 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
 /// the adapter has SHADER_F16), the winners written to the cache `Gpu::choose_matmul` reads.
 pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
     use crate::kernels::matmul::{bench, tune, Precision, Shape};
+    // The cache must take the winners: checked before the tuning, not after it.
+    let path = tune::cache_path().ok_or_else(|| {
+        Error::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
+    })?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    }
+    let cache = Output::prepare(&path)?;
     let gpu = g.open()?;
     let quick = quick || gpu.is_cpu();
     let mut work: Vec<(Shape, Precision)> = Vec::new();
@@ -530,12 +587,12 @@ pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
         results.push(r);
     }
     pb.finish_and_clear();
-    let path = tune::save(&gpu, &results)?;
+    cache.write(tune::merged(&gpu, &results)?.as_bytes())?;
     if json {
-        println!(
-            "{}",
-            serde_json::json!({"schema": schema(), "cache": path.display().to_string(), "tuned": results})
-        );
+        let mut m = Map::new();
+        m.insert("cache".into(), json!(path.display().to_string()));
+        m.insert("tuned".into(), json!(results));
+        print_json(m);
         return Ok(());
     }
     println!(

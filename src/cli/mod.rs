@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod output;
 pub mod units;
 
 use crate::npy::{self, Array, Data};
@@ -35,8 +36,9 @@ pub struct Common {
 /// The `-o` argument of the subcommands that produce an array.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct OutputArg {
-    /// Write the result to this .npy file, with the input's dtype, byte order and shape
-    /// (atomically: a temporary file in the same directory, then a rename).
+    /// Write the result to this .npy file, with the input's dtype, byte order and shape: a
+    /// regular file is replaced only by a complete, verified file; a symlink's target is
+    /// written; a device or FIFO is written into; a wrong result is not written.
     #[arg(short, long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
 }
@@ -74,8 +76,17 @@ impl From<Error> for Fail {
 }
 
 impl From<clap::Error> for Fail {
+    /// clap's message without its `error: ` prefix, tips and usage block (the `--json` error
+    /// object holds one line; `--help` has the rest).
     fn from(e: clap::Error) -> Fail {
-        Fail::Input(Error::Usage(e.to_string().trim().to_string()))
+        let text = e.render().to_string();
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("invalid arguments");
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        Fail::Input(Error::Usage(format!("{first} (see --help)")))
     }
 }
 
@@ -130,6 +141,14 @@ impl Ctx {
         Ok(self.gpu.get_or_init(|| g))
     }
 
+    /// `f` called twice, the second call's answer kept: the first builds the pipelines (and a
+    /// driver with a cold shader cache may finish compiling them at their first dispatch, which
+    /// once made a 3 ms matmul report 1.44 s), so the time a `run` prints is a warm one.
+    pub fn warm<R>(&self, mut f: impl FnMut() -> Result<R, Error>) -> Result<R, Error> {
+        f()?;
+        f()
+    }
+
     /// Read a `.npy` input.
     pub fn input(&self, path: &Path) -> Result<Array, Error> {
         npy::read(path)
@@ -143,7 +162,8 @@ impl Ctx {
     /// The values of a floating-point input as f32, warning when float64 is rounded; integer
     /// inputs are refused (exit 2) naming `kernel` and what it takes.
     pub fn floats(&self, a: &Array, path: &Path, kernel: &str) -> Result<Vec<f32>, Error> {
-        if let Data::F64(_) = a.data {
+        if let Data::F64(x) = &a.data {
+            check_f32_range(x, path)?;
             self.warn(format!(
                 "{}: float64 is computed in float32 and written back as float64",
                 path.display()
@@ -157,6 +177,59 @@ impl Ctx {
             ),
         })
     }
+
+    /// The element count of `dims` (checked arithmetic) and the bytes of one buffer of them at
+    /// `item_bytes` each, refused against the adapter's buffer limits before anything is
+    /// allocated or generated: `run reduce 3000000000` is a typed error in milliseconds, not an
+    /// abort after making 12 GB of data.
+    pub fn sized(&self, what: &str, dims: &[usize], item_bytes: usize) -> Result<usize, Error> {
+        let text = dims
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("×");
+        let n = dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::SizeOverflow {
+                what: what.to_string(),
+                detail: format!("{text} elements overflow"),
+            })?;
+        if n == 0 {
+            return Ok(0);
+        }
+        n.checked_mul(item_bytes.max(1))
+            .ok_or_else(|| Error::SizeOverflow {
+                what: what.to_string(),
+                detail: format!("{text} elements of {item_bytes} bytes overflow"),
+            })?;
+        let gpu = self.gpu()?;
+        match item_bytes {
+            1 => gpu.check_buffer::<u8>(what, n),
+            2 => gpu.check_buffer::<u16>(what, n),
+            8 => gpu.check_buffer::<u64>(what, n),
+            _ => gpu.check_buffer::<u32>(what, n),
+        }?;
+        Ok(n)
+    }
+}
+
+/// float64 values that float32 cannot hold (finite but beyond ±3.4e38) are refused with the
+/// first one's index: computed in float32 they would become infinities, and a result of
+/// infinities can still match a reference that overflows the same way.
+pub(crate) fn check_f32_range(x: &[f64], path: &Path) -> Result<(), Error> {
+    if let Some(i) = x
+        .iter()
+        .position(|v| v.is_finite() && (*v as f32).is_infinite())
+    {
+        return Err(Error::OutOfRange {
+            what: format!("{} element {i}", path.display()),
+            value: x[i].to_string(),
+            limit: "float32's range ±3.4028235e38 (tilekit computes float64 input in float32)"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 /// Uniform f32 in [-1, 1) from a fixed seed (random inputs of the `run` subcommands).
@@ -278,21 +351,27 @@ pub fn print_json(mut fields: Map<String, Value>) {
     );
 }
 
-/// The shared last steps of every `run` subcommand: write `-o` atomically, read the file back,
-/// verify what was written against the reference, print text or JSON.
-pub fn finish(common: &Common, output: Option<&Path>, out: Outcome) -> Result<(), Fail> {
-    let written = match (output, &out.output) {
-        (Some(p), Some(a)) => {
-            npy::write(p, a)?;
-            Some((p.to_path_buf(), npy::read(p)?))
+/// The shared last steps of every `run` subcommand: encode the array, verify what the file will
+/// hold (the encoded bytes read back as a `.npy` file), write it only if it is right (see
+/// [`output::Output`]), print text or JSON.
+pub fn finish(common: &Common, output: Option<&output::Output>, out: Outcome) -> Result<(), Fail> {
+    let encoded = match (output, &out.output) {
+        (Some(_), Some(a)) => {
+            let bytes = npy::to_bytes(a)?;
+            let back = npy::read_from(
+                std::io::Cursor::new(&bytes),
+                Some(bytes.len() as u64),
+                Path::new("<the output>"),
+            )?;
+            Some((bytes, back))
         }
         (Some(_), None) => {
             return Err(usage(format!("run {} has no array to write", out.kernel)));
         }
         _ => None,
     };
-    // Verify what a user gets: the file when there is one, else the array that would be written.
-    let target = written.as_ref().map(|w| &w.1).or(out.output.as_ref());
+    // Verify what a user gets: the file's contents when there is one, else the array.
+    let target = encoded.as_ref().map(|e| &e.1).or(out.output.as_ref());
     let verified = match (target, &out.check) {
         (_, Check::Done(..)) | (_, Check::Skipped) | (None, _) => {
             check(&Array::new(Data::U8(vec![]), vec![0]), &out.check)
@@ -303,7 +382,14 @@ pub fn finish(common: &Common, output: Option<&Path>, out: Outcome) -> Result<()
         Ok(v) => (v, None),
         Err(detail) => (Some(false), Some(detail)),
     };
-    let path = written.as_ref().map(|w| w.0.display().to_string());
+    // A wrong result is not written: the file the user had stays as it was.
+    let path = match (output, &encoded, &wrong) {
+        (Some(o), Some((bytes, _)), None) => {
+            o.write(bytes)?;
+            Some(o.path().display().to_string())
+        }
+        _ => None,
+    };
     if common.json {
         let mut f = Map::new();
         f.insert("kernel".into(), json!(out.kernel));
@@ -332,7 +418,15 @@ pub fn finish(common: &Common, output: Option<&Path>, out: Outcome) -> Result<()
         }
     }
     match wrong {
-        Some(d) => Err(Fail::Wrong(format!("{} result is wrong: {d}", out.kernel))),
+        Some(d) => Err(Fail::Wrong(format!(
+            "{} result is wrong: {d}{}",
+            out.kernel,
+            if output.is_some() {
+                " (nothing was written)"
+            } else {
+                ""
+            }
+        ))),
         None => Ok(()),
     }
 }

@@ -50,10 +50,14 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         (Some(p), _) => {
             let a = ctx.input(p)?;
             let dims = a.matrix(p)?;
+            ctx.sized("blur image", &[dims.0, dims.1], 4)?;
             let f = ctx.floats(&a, p, "blur")?;
             (f, dims, a.data.float_like(vec![]), a.big_endian)
         }
-        (None, [w, h]) => (random_f32(w * h, 9), (*h, *w), Data::F32(vec![]), false),
+        (None, [w, h]) => {
+            let n = ctx.sized("blur image", &[*w, *h], 4)?;
+            (random_f32(n, 9), (*h, *w), Data::F32(vec![]), false)
+        }
         _ => return Err(usage("run blur needs W H or --input image.npy")),
     };
     let shape = vec![h as u64, w as u64];
@@ -75,7 +79,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         });
     }
     let gpu = ctx.gpu()?;
-    let (blurred, run) = gpu.blur(&img, w, h, args.radius, v)?;
+    let (blurred, run) = ctx.warm(|| gpu.blur(&img, w, h, args.radius, v))?;
     let out = Array {
         data: like.float_like(blurred),
         shape: shape.clone(),

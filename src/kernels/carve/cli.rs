@@ -25,12 +25,15 @@ pub(super) const COMMAND: RunCommand = RunCommand {
 
 fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let n = RunArgs::from_arg_matches(m)?.n;
+    // The byte part is the largest: 4 bytes per record.
+    ctx.sized("carve records", &[n, 4], 1)?;
     let ints: Vec<i32> = (0..n as i64)
         .map(|i| (i as i32).wrapping_mul(-7919))
         .collect();
     let floats = random_f32(n, 10);
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 37) as u8).collect();
-    let (out, run) = ctx.gpu()?.carved_reverse(&ints, &floats, &chars)?;
+    let gpu = ctx.gpu()?;
+    let (out, run) = ctx.warm(|| gpu.carved_reverse(&ints, &floats, &chars))?;
     let ok = out.ints.iter().eq(ints.iter().rev())
         && out
             .floats

@@ -40,6 +40,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let data = match (&args.input, args.n) {
         (Some(p), _) => {
             let a = ctx.input(p)?;
+            ctx.sized("histogram input", &[a.data.len()], a.data.item_size())?;
             match a.data {
                 Data::U8(_) | Data::U32(_) => a.data,
                 other => {
@@ -55,7 +56,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             }
         }
         (None, Some(n)) => Data::U8(
-            random_f32(n, 8)
+            random_f32(ctx.sized("histogram input", &[n], 1)?, 8)
                 .iter()
                 .map(|x| (x.abs() * 255.0) as u8)
                 .collect(),
@@ -84,8 +85,8 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     }
     let gpu = ctx.gpu()?;
     let (h, run) = match &data {
-        Data::U8(b) => gpu.histogram_u8(b, v)?,
-        Data::U32(w) => gpu.histogram_u32(w, v)?,
+        Data::U8(b) => ctx.warm(|| gpu.histogram_u8(b, v))?,
+        Data::U32(w) => ctx.warm(|| gpu.histogram_u32(w, v))?,
         _ => unreachable!("refused above"),
     };
     let text = format!(

@@ -71,8 +71,8 @@ impl Gpu {
         self.matmul_chosen(a, b, c, shape, variant, tile, select::ChosenBy::Caller)
     }
 
-    /// Time `variant` on device buffers until the GPU's clocks have settled ([`Gpu::steady`]) and
-    /// read C back as f32: how the tour's lessons and the autotuner measure a candidate.
+    /// Time `variant` on device buffers warm ([`Gpu::measure`]) and read C back as f32: how the
+    /// tour's lessons and the autotuner measure a candidate.
     #[cfg(feature = "cli")]
     pub(crate) fn matmul_steady<T: Element>(
         &self,
@@ -80,8 +80,8 @@ impl Gpu {
         shape: Shape,
         variant: Variant,
         tile: Option<&str>,
-    ) -> Result<(MatmulRun, Vec<f32>)> {
-        let run = self.steady(
+    ) -> Result<(crate::Measured<MatmulRun>, Vec<f32>)> {
+        let run = self.measure(
             || self.matmul_on_device(a, b, c, shape, variant, tile),
             |r| r.timing.seconds,
         )?;

@@ -169,16 +169,18 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let tile = args.tile.clone().or(tuned_tile);
     let (c, mut run) = match precision {
         Precision::F16 if compute_f16 => {
-            gpu.matmul_f16(&av, &bv, (mm, kk, nn), Some(variant), tile.as_deref())?
+            ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), Some(variant), tile.as_deref()))?
         }
         Precision::F32 => {
-            let (c, run) = gpu.matmul_with(&av, &bv, (mm, kk, nn), variant, tile.as_deref())?;
+            let (c, run) =
+                ctx.warm(|| gpu.matmul_with(&av, &bv, (mm, kk, nn), variant, tile.as_deref()))?;
             (c, run)
         }
         Precision::F16 => {
             let a16: Vec<f16> = av.iter().map(|&x| f16::from_f32(x)).collect();
             let b16: Vec<f16> = bv.iter().map(|&x| f16::from_f32(x)).collect();
-            let (c, run) = gpu.matmul_with(&a16, &b16, (mm, kk, nn), variant, tile.as_deref())?;
+            let (c, run) =
+                ctx.warm(|| gpu.matmul_with(&a16, &b16, (mm, kk, nn), variant, tile.as_deref()))?;
             (c.iter().map(|x| x.to_f32()).collect(), run)
         }
     };

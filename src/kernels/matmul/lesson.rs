@@ -47,7 +47,7 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     } else {
         (vec![], vec![])
     };
-    let mut naive_time = 0.0;
+    let mut naive = None;
     let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
     let dc = gpu.alloc::<f32>("C", n * n)?;
     let shape = Shape::new(n, n, n)?;
@@ -63,26 +63,27 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     };
     for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
         gpu.poison(&dc)?;
-        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         let ok = if exact.is_empty() {
             verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
         } else {
             verify(&c, &exact, &mag, n).is_ok()
         };
         r.verified &= ok;
-        if v == Variant::NAIVE {
-            naive_time = run.timing.seconds;
-        }
+        let run = &m.run;
         let predicted = run.plan.as_ref().map_or(1.0, |p| p.choice().reuse);
+        let against = match &naive {
+            Some(nv) => m.against(nv).than("naive"),
+            None => "the baseline".to_string(),
+        };
         r.line(format!(
-            "{:<8} {:<20} ratio {:>6.1} FLOP/load (predicted {:>5.1}) | {:>10} {:>14} | {:.2}x naive",
+            "{:<8} {:<20} ratio {:>6.1} FLOP/load (predicted {:>5.1}) | {:>10} {:>14} | {against}",
             v.name(),
             run.tile,
             run.ratio,
             predicted,
-            crate::cli::units::time(run.timing.seconds),
-            crate::cli::units::flops(run.flop_per_second()),
-            naive_time / run.timing.seconds
+            crate::cli::units::time(m.median),
+            crate::cli::units::flops(run.flops as f64 / m.median),
         ));
         ratio
             .bars
@@ -90,6 +91,9 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         speed.bars.push((v.name().into(), run.gflops(), None));
         if v == Variant::TILED {
             r.key = format!("tiling cuts global loads {:.0}x", run.ratio);
+        }
+        if v == Variant::NAIVE {
+            naive = Some(m);
         }
     }
     r.charts = vec![ratio, speed];
@@ -231,7 +235,7 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GFLOP/s".into(),
         bars: vec![],
     };
-    let mut f32_time = None;
+    let mut fastest_f32: Option<crate::Measured<super::MatmulRun>> = None;
     // f32 on the scalar units: the blocked kernel of lesson 02 (the fast one where it fits).
     let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
     let dc = gpu.alloc::<f32>("C", n * n)?;
@@ -240,10 +244,12 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
             continue;
         }
-        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
-        let t = run.timing.seconds;
-        f32_time = Some(f32_time.map_or(t, |x: f64| x.min(t)));
+        let run = m.run.clone();
+        if fastest_f32.as_ref().is_none_or(|f| m.median < f.median) {
+            fastest_f32 = Some(m);
+        }
         r.line(format!(
             "f32 {:<14} {:<22} {:>10} {:>14}",
             v.name(),
@@ -263,11 +269,16 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
             r.line(format!("f16 {:<14} skipped: {e}", v.name()));
             continue;
         }
-        let (run, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
         r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok();
-        let vs = f32_time.map_or(1.0, |t| t / run.timing.seconds);
+        let vs = fastest_f32
+            .as_ref()
+            .map_or("no f32 to compare".to_string(), |f| {
+                m.against(f).than("the faster f32")
+            });
+        let run = m.run;
         r.line(format!(
-            "f16 {:<14} {:<22} {:>10} {:>14} | {vs:.2}x the faster f32",
+            "f16 {:<14} {:<22} {:>10} {:>14} | {vs}",
             v.name(),
             run.tile,
             crate::cli::units::time(run.timing.seconds),
@@ -282,7 +293,7 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     ));
     r.line(format!("{n}³, {}{}", gpu.clock(), cpu_note(gpu)));
     r.key = match best {
-        Some((v, vs)) => format!("f16 {} {vs:.1}x the faster f32 kernel", v.name()),
+        Some((v, vs)) => format!("f16 {} {vs}", v.name()),
         None => "no f16 on this adapter".into(),
     };
     r.charts = vec![speed];

@@ -217,7 +217,7 @@ pub fn tune_shape(
             Operands::F16(da, db, dc) => gpu.matmul_steady((da, db, dc), shape, v, tile)?,
         };
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
-        Ok((run.timing.seconds, ok))
+        Ok((run.median, ok))
     };
     let mut trials = Vec::new();
     for (v, tile) in candidates(gpu, shape, precision) {
@@ -266,9 +266,9 @@ pub fn tune_shape(
     })
 }
 
-/// Add `results` to the cache file for this adapter (other adapters' entries are kept; a
-/// corrupt or stale file is replaced). Returns the path written.
-pub fn save(gpu: &Gpu, results: &[Tuned]) -> Result<PathBuf> {
+/// The cache file's new text: `results` added for this adapter (other adapters' entries are
+/// kept; a corrupt or stale file is replaced). The caller writes it to [`cache_path`].
+pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
     let path = cache_path().ok_or_else(|| {
         Error::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
     })?;
@@ -280,16 +280,5 @@ pub fn save(gpu: &Gpu, results: &[Tuned]) -> Result<PathBuf> {
     for r in results {
         entry.insert(r.bucket.clone(), r.winner.clone());
     }
-    let io = |e: std::io::Error| Error::Io {
-        path: path.display().to_string(),
-        source: e,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_string_pretty(&file).map_err(|e| Error::Usage(e.to_string()))?;
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    Ok(path)
+    serde_json::to_string_pretty(&file).map_err(|e| Error::Usage(e.to_string()))
 }

@@ -91,6 +91,10 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let (data, big_endian) = match (&args.input, args.n) {
         (Some(p), _) => {
             let a = ctx.input(p)?;
+            if let Data::F64(x) = &a.data {
+                crate::cli::check_f32_range(x, p)?;
+            }
+            ctx.sized("reduce input", &[a.data.len()], 4)?;
             if let (Data::F64(_), Op::Sum) = (&a.data, op) {
                 ctx.warn(format!(
                     "{}: float64 is summed in float32 and written back as float64",
@@ -100,7 +104,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             (a.data, a.big_endian)
         }
         (None, Some(n)) => {
-            let r = random_f32(n, 3);
+            let r = random_f32(ctx.sized("reduce input", &[n], 4)?, 3);
             let d = match args.ty.as_str() {
                 "f32" => Data::F32(r),
                 "i32" => Data::I32(r.iter().map(|x| (x * 1000.0) as i32).collect()),
@@ -150,21 +154,21 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         let gpu = ctx.gpu()?;
         match &data {
             Data::I32(x) => {
-                let (s, r) = gpu.reduce_with(x, op, v)?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v))?;
                 (s as f64, Some(r))
             }
             Data::U32(x) => {
-                let (s, r) = gpu.reduce_with(x, op, v)?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v))?;
                 (s as f64, Some(r))
             }
             Data::U8(x) => {
                 let w: Vec<u32> = x.iter().map(|&b| b as u32).collect();
-                let (s, r) = gpu.reduce_with(&w, op, v)?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(&w, op, v))?;
                 (s as f64, Some(r))
             }
             floats => {
                 let x = floats.to_f32().expect("a float type");
-                let (s, r) = gpu.reduce_with(&x, op, v)?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(&x, op, v))?;
                 (exact_extreme(floats, op, s), Some(r))
             }
         }

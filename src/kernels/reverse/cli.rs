@@ -39,9 +39,15 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let args = RunArgs::from_arg_matches(m)?;
     let v = Variant::parse(&args.variant)?;
     let input = match (&args.input, args.n) {
-        (Some(p), _) => ctx.input(p)?,
+        (Some(p), _) => {
+            let a = ctx.input(p)?;
+            // Elements narrower than 4 bytes are widened to words for the kernel.
+            ctx.sized("reverse input", &[a.data.len()], a.data.item_size().max(4))?;
+            a
+        }
         (None, Some(n)) => {
             let n32 = crate::kernels::len_u32("reverse length", n)?;
+            ctx.sized("reverse input", &[n], 4)?;
             Array::new(Data::U32((0..n32).collect()), vec![n as u64])
         }
         (None, None) => return Err(usage("run reverse needs N or --input X.npy")),
@@ -67,7 +73,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let gpu = ctx.gpu()?;
     let (data, run) = match (&input.data, v) {
         (Data::F64(x), Variant::Block) => {
-            let (out, run) = gpu.reverse(x)?;
+            let (out, run) = ctx.warm(|| gpu.reverse(x))?;
             (Data::F64(out), run)
         }
         (Data::F64(_), _) => {
@@ -79,9 +85,9 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         (d, _) => {
             let w = d.to_words().expect("a 1-, 2- or 4-byte type");
             let (out, run) = match v {
-                Variant::Static => gpu.reverse_static(&w)?,
-                Variant::Dynamic => gpu.reverse_dynamic(&w)?,
-                Variant::Block => gpu.reverse(&w)?,
+                Variant::Static => ctx.warm(|| gpu.reverse_static(&w))?,
+                Variant::Dynamic => ctx.warm(|| gpu.reverse_dynamic(&w))?,
+                Variant::Block => ctx.warm(|| gpu.reverse(&w))?,
             };
             (d.from_words(out), run)
         }

@@ -41,8 +41,19 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let v = Variant::parse(&args.variant)?;
     let input = match (&args.input, &args.sizes[..]) {
         (Some(_), [_, ..]) => return Err(usage("give M N or --input, not both")),
-        (Some(p), _) => ctx.input(p)?,
-        (None, [m, n]) => Array::new(Data::F32(random_f32(m * n, 4)), vec![*m as u64, *n as u64]),
+        (Some(p), _) => {
+            let a = ctx.input(p)?;
+            ctx.sized(
+                "transpose input",
+                &[a.data.len()],
+                a.data.item_size().max(4),
+            )?;
+            a
+        }
+        (None, [m, n]) => Array::new(
+            Data::F32(random_f32(ctx.sized("transpose input", &[*m, *n], 4)?, 4)),
+            vec![*m as u64, *n as u64],
+        ),
         _ => return Err(usage("run transpose needs M N or --input X.npy")),
     };
     let (rows, cols, out_shape) = match input.shape[..] {
@@ -81,12 +92,12 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let tile = args.tile.as_deref();
     let (data, run) = match &input.data {
         Data::F64(x) => {
-            let (out, run) = gpu.transpose(x, rows, cols, v, tile)?;
+            let (out, run) = ctx.warm(|| gpu.transpose(x, rows, cols, v, tile))?;
             (Data::F64(out), run)
         }
         d => {
             let w = d.to_words().expect("a 1-, 2- or 4-byte type");
-            let (out, run) = gpu.transpose(&w, rows, cols, v, tile)?;
+            let (out, run) = ctx.warm(|| gpu.transpose(&w, rows, cols, v, tile))?;
             (d.from_words(out), run)
         }
     };

@@ -24,7 +24,7 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     );
     let (m, n) = size.pick((300, 200), (8192, 8192));
     let x = rand_f32(m * n, 6);
-    let mut times = vec![];
+    let mut measured = vec![];
     let mut chart = Chart {
         title: format!("transpose of {m}×{n} f32"),
         unit: "GB/s".into(),
@@ -33,14 +33,15 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("transposed", m * n)?);
     for v in Variant::ALL {
         gpu.poison(&dout)?;
-        let run = gpu.steady(
+        let m_run = gpu.measure(
             || gpu.transpose_on_device(&dx, &dout, (m, n), v, None),
             |r| r.timing.seconds,
         )?;
+        let run = m_run.run.clone();
         let out = gpu.read(&dout)?;
         let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
         r.verified &= ok;
-        times.push(run.timing.seconds);
+        measured.push(m_run);
         chart.bars.push((v.name().into(), run.gbps(), None));
         r.line(format!(
             "{:<7} {:<16} {:>10} {:>12}",
@@ -51,7 +52,10 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         ));
     }
     r.charts.push(chart);
-    r.key = format!("padding: {:.2}x the unpadded tile", times[1] / times[2]);
+    r.key = format!(
+        "padding: {}",
+        measured[2].against(&measured[1]).than("the unpadded tile")
+    );
     r.line(format!("{m}×{n}{}", cpu_note(gpu)));
     Ok(r)
 }

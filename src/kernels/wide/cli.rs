@@ -31,9 +31,10 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let args = RunArgs::from_arg_matches(m)?;
     let w = Width::parse(&args.width)?;
     let n = crate::kernels::len_u32("copy length", args.n)?;
+    ctx.sized("copy input", &[args.n], 4)?;
     let x: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let gpu = ctx.gpu()?;
-    let (out, run) = gpu.copy_words(&x, w)?;
+    let (out, run) = ctx.warm(|| gpu.copy_words(&x, w))?;
     let text = format!(
         "copy {n} words ({}): {} ({}), {}",
         w.name(),

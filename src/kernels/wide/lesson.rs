@@ -36,11 +36,12 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     let (dx, dcopy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
     for w in Width::ALL {
         gpu.poison(&dcopy)?;
-        let run = gpu.steady(|| gpu.copy_on_device(&dx, &dcopy, w), |r| r.timing.seconds)?;
+        let m = gpu.measure(|| gpu.copy_on_device(&dx, &dcopy, w), |r| r.timing.seconds)?;
+        let run = m.run.clone();
         let copy = gpu.read(&dcopy)?;
         let (s, srun) = gpu.steady(|| gpu.sum_on_device(&dx, w), |r| r.1.timing.seconds)?;
         r.verified &= copy == x && s == sum;
-        g.push(run.gbps());
+        g.push(m);
         chart
             .bars
             .push((format!("copy {}", w.name()), run.gbps(), None));
@@ -55,6 +56,6 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         ));
     }
     r.charts.push(chart);
-    r.key = format!("vec4 copy {:.2}x scalar", g[1] / g[0]);
+    r.key = format!("vec4 copy {}", g[1].against(&g[0]).than("scalar"));
     Ok(r)
 }

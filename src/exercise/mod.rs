@@ -6,6 +6,9 @@
 //! that exposed it and a hint naming the likely mistake; a file that does not compile gets naga's
 //! message with the line. The solutions are the project's own shaders.
 
+mod uniformity;
+pub use uniformity::{barrier_count, divergent_barriers, Divergent};
+
 use crate::kernels::matmul::{self, Variant as Mm};
 use crate::kernels::{histogram, reduce, transpose};
 use crate::pipeline::Shader;
@@ -51,8 +54,12 @@ pub struct Exercise {
     pub solution_source: &'static str,
     /// The library module the learner's file replaces.
     pub module: &'static str,
-    /// The hint when a shape that is a multiple of every tile fails.
+    /// The hint when a shape that is a multiple of every tile fails and the file has fewer
+    /// barriers than the solution: a race.
     pub hint: &'static str,
+    /// The hint when a shape that is a multiple of every tile fails with every barrier in place:
+    /// the index arithmetic, not a race.
+    pub aligned_hint: &'static str,
     /// The hint when only a ragged shape fails.
     pub edge_hint: &'static str,
     cases: fn() -> Vec<Case>,
@@ -67,10 +74,12 @@ pub enum Verdict {
     Passed {
         /// Shapes run.
         shapes: Vec<String>,
-        /// (learner's seconds, tilekit's seconds).
-        speed: (f64, f64),
+        /// The learner's kernel timed warm: median, fastest and slowest of the timed runs.
+        yours: crate::Measured<()>,
+        /// tilekit's own kernel, timed the same way.
+        tilekits: crate::Measured<()>,
     },
-    /// naga's message, with the line.
+    /// naga's message with the file and line, or a barrier in non-uniform control flow.
     DoesNotCompile(String),
     /// The first wrong element.
     Wrong {
@@ -94,14 +103,25 @@ impl Verdict {
     /// The one-screen answer.
     pub fn render(&self, ex: &Exercise) -> String {
         match self {
-            Verdict::Passed { shapes, speed } => format!(
-                "{}: passed at {}\nspeed: yours {}, tilekit's {} ({:.2}x)",
-                ex.name,
-                shapes.join(", "),
-                crate::cli::units::time(speed.0),
-                crate::cli::units::time(speed.1),
-                speed.1 / speed.0
-            ),
+            Verdict::Passed {
+                shapes,
+                yours,
+                tilekits,
+            } => {
+                let t = crate::cli::units::time;
+                format!(
+                    "{}: passed at {}\nspeed: yours {} ({}–{}), tilekit's {} ({}–{}): yours is {}",
+                    ex.name,
+                    shapes.join(", "),
+                    t(yours.median),
+                    t(yours.min),
+                    t(yours.max),
+                    t(tilekits.median),
+                    t(tilekits.min),
+                    t(tilekits.max),
+                    yours.against(tilekits).than("tilekit's")
+                )
+            }
             Verdict::DoesNotCompile(m) => format!("{}: does not compile\n{m}", ex.name),
             Verdict::Wrong {
                 shape,
@@ -123,11 +143,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "tiled-matmul",
             task: "put back the two barriers of the tiled matmul (PMPP fig 4.16)",
             starter: "exercises/tiled-matmul.wgsl",
-            starter_source: include_str!("../exercises/tiled-matmul.wgsl"),
+            starter_source: include_str!("../../exercises/tiled-matmul.wgsl"),
             solution: "shaders/matmul.wgsl",
-            solution_source: include_str!("../shaders/matmul.wgsl"),
+            solution_source: include_str!("../../shaders/matmul.wgsl"),
             module: "matmul",
             hint: "wrong where the shape is a multiple of the tile: a race. Without the first workgroupBarrier() an invocation reads tile elements that others have not stored yet; without the second, a fast invocation overwrites the tile while others still read it (fig 4.16)",
+            aligned_hint: "wrong where the shape is a multiple of the tile, with both barriers in place, so not a race: check the inner loop runs over the whole tile, kk = 0, 1, ..., TILE - 1 (kk < TILE), reading mds[ty * TILE + kk] and nds[kk * TILE + tx] (fig 4.16)",
             edge_hint: "only a ragged shape fails: load 0.0 outside the matrix and store only inside it (fig 4.20)",
             cases: || {
                 vec![
@@ -142,11 +163,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "matmul-bounds",
             task: "make the tiled matmul right for any M×K×N: boundary checks (PMPP fig 4.20)",
             starter: "exercises/matmul-bounds.wgsl",
-            starter_source: include_str!("../exercises/matmul-bounds.wgsl"),
+            starter_source: include_str!("../../exercises/matmul-bounds.wgsl"),
             solution: "shaders/matmul.wgsl",
-            solution_source: include_str!("../shaders/matmul.wgsl"),
+            solution_source: include_str!("../../shaders/matmul.wgsl"),
             module: "matmul",
-            hint: "wrong even where the shape is a multiple of the tile: check the tile's index arithmetic (row·K + phase·TILE + tx for A, (phase·TILE + ty)·N + col for B)",
+            hint: "wrong where the shape is a multiple of the tile, and your file has fewer workgroupBarrier() calls than the lesson's kernel: a race. Both barriers of fig 4.16 stay: one after the tiles are stored, one after they are used",
+            aligned_hint: "wrong even where the shape is a multiple of the tile: check the tile's index arithmetic (row·K + phase·TILE + tx for A, (phase·TILE + ty)·N + col for B)",
             edge_hint: "right on multiples of the tile, wrong on a ragged shape: an off-by-one or a missing bounds check at the edge. Load 0.0 where row ≥ M or the k index ≥ K (A), k ≥ K or col ≥ N (B), and store only where row < M and col < N: past the end of a row, C's next row begins (fig 4.20)",
             cases: || {
                 vec![
@@ -162,11 +184,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "dynamic-reverse",
             task: "finish the dynamic reverse: a workgroup array sized by an override constant (Harris, dynamicReverse)",
             starter: "exercises/dynamic-reverse.wgsl",
-            starter_source: include_str!("../exercises/dynamic-reverse.wgsl"),
+            starter_source: include_str!("../../exercises/dynamic-reverse.wgsl"),
             solution: "shaders/reverse.wgsl",
-            solution_source: include_str!("../shaders/reverse.wgsl"),
+            solution_source: include_str!("../../shaders/reverse.wgsl"),
             module: "reverse",
-            hint: "element t of the result must be element N - 1 - t of the input: read the mirrored element of the workgroup array after the barrier",
+            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: without the barrier between the writes and the reads an invocation reads an element another has not written yet",
+            aligned_hint: "element t of the result must be element N - 1 - t of the input: read the mirrored element of the workgroup array after the barrier",
             edge_hint: "only some sizes fail: the array is N long, so the mirror of t is N - 1 - t, not N - t",
             cases: || vec![reverse_case(64), reverse_case(1000), reverse_case(1)],
             speed: |g| {
@@ -178,11 +201,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "reduction-tree",
             task: "the workgroup-memory reduction tree (reduceSmem, CUDA basics 5.3): one line is missing",
             starter: "exercises/reduction-tree.wgsl",
-            starter_source: include_str!("../exercises/reduction-tree.wgsl"),
+            starter_source: include_str!("../../exercises/reduction-tree.wgsl"),
             solution: "shaders/reduce.wgsl",
-            solution_source: include_str!("../shaders/reduce.wgsl"),
+            solution_source: include_str!("../../shaders/reduce.wgsl"),
             module: "reduce<f32>",
             hint: "a sum comes out wrong on whole workgroups: a race in the tree. After each halving step every invocation must wait (workgroupBarrier(), uniform control flow) before the next step reads its partner's sum",
+            aligned_hint: "a sum comes out wrong with the barrier in place: check the tree's step, each invocation below s adds its partner s places away (s halving from WG / 2 down to 1)",
             edge_hint: "only a length that is not a multiple of 256 fails: invocations past the end must contribute the identity (0 for a sum), not read past the input",
             cases: || vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
             speed: |g| {
@@ -197,11 +221,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "padded-transpose",
             task: "the transpose through a tile padded to TILE + 1 words per row (CUDA Handbook 8.1): fix the read from the tile",
             starter: "exercises/padded-transpose.wgsl",
-            starter_source: include_str!("../exercises/padded-transpose.wgsl"),
+            starter_source: include_str!("../../exercises/padded-transpose.wgsl"),
             solution: "shaders/transpose.wgsl",
-            solution_source: include_str!("../shaders/transpose.wgsl"),
+            solution_source: include_str!("../../shaders/transpose.wgsl"),
             module: "transpose",
-            hint: "the output is not the transpose: the tile is stored by rows, so the transposed element of invocation (x, y + j) is read down a column, tile_padded[x · (TILE + 1) + y + j]",
+            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: without the barrier between storing the tile and reading it transposed, an invocation reads elements another has not stored yet",
+            aligned_hint: "the output is not the transpose: the tile is stored by rows, so the transposed element of invocation (x, y + j) is read down a column, tile_padded[x · (TILE + 1) + y + j]",
             edge_hint: "right on multiples of the tile, wrong on a ragged matrix: check the bounds of the store (out_r < cols, out_c < rows)",
             cases: || vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
             speed: |g| {
@@ -217,11 +242,12 @@ pub fn exercises() -> Vec<Exercise> {
             name: "histogram",
             task: "the 256-bin histogram with workgroup atomics (CUDA Handbook 8.1): the merge into the global bins",
             starter: "exercises/histogram.wgsl",
-            starter_source: include_str!("../exercises/histogram.wgsl"),
+            starter_source: include_str!("../../exercises/histogram.wgsl"),
             solution: "shaders/histogram.wgsl",
-            solution_source: include_str!("../shaders/histogram.wgsl"),
+            solution_source: include_str!("../../shaders/histogram.wgsl"),
             module: "histogram",
-            hint: "counts are lost: a race between workgroups. Each workgroup must add its counts to the global bins (atomicAdd), not store them over another workgroup's",
+            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: the bins must be cleared before anyone counts and counted before anyone merges them, a barrier between each step",
+            aligned_hint: "counts are lost: a race between workgroups. Each workgroup must add its counts to the global bins (atomicAdd), not store them over another workgroup's",
             edge_hint: "only a length that is not a multiple of the workgroup fails: stop at n",
             cases: || vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
             speed: |g| {
@@ -247,37 +273,47 @@ pub fn exercise(name: &str) -> Result<Exercise> {
         })
 }
 
-/// Check `source` (the learner's WGSL) for `ex` on `gpu`.
-pub fn check(gpu: &Gpu, ex: &Exercise, source: &str) -> Verdict {
+/// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
+/// `gpu`: naga parses and validates it, tilekit's own uniformity check looks at its barriers
+/// (naga does not), then it runs at every case's shape against the reference, and, if it
+/// passes, is timed beside tilekit's kernel.
+pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
     use wgpu::naga;
-    // naga's own message (with the line) before wgpu sees it.
+    // naga's own message (with the file and line) before wgpu sees it.
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(m) => m,
-        Err(e) => return Verdict::DoesNotCompile(e.emit_to_string(source)),
+        Err(e) => return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path)),
     };
     let caps = naga::valid::Capabilities::all();
     if let Err(e) =
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module)
     {
-        return Verdict::DoesNotCompile(e.emit_to_string(source));
+        return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path));
     }
-    // A fresh name per check: the pipeline cache must not hand back another file's kernels.
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let shader = Shader {
-        checked: true, // a learner's indices are unproven: keep wgpu's runtime checks
-        ..Shader::owned(
-            format!(
-                "exercise {} #{}",
-                ex.name,
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            ),
-            source.to_string(),
-        )
-    };
+    let divergent = divergent_barriers(&module, source);
+    if !divergent.is_empty() {
+        let lines: Vec<String> = divergent
+            .iter()
+            .map(|d| {
+                format!(
+                    "{path}:{}: {} in {} is in non-uniform control flow",
+                    d.line, d.what, d.function
+                )
+            })
+            .collect();
+        return Verdict::DoesNotCompile(format!(
+            "{}\nEvery invocation of a workgroup must reach each barrier: it may not sit under a branch on the invocation's id (or on a value that differs between invocations), nor after an early return or break from one. WGSL requires it and browsers refuse such a shader; naga accepts it, and it may hang or race on a GPU (Harris, \"Using Shared Memory in CUDA C/C++\": __syncthreads() in divergent code is undefined and can deadlock).",
+            lines.join("\n")
+        ));
+    }
+    // Fewer barriers than the solution: a failure on whole tiles is most likely a race.
+    let barriers_missing = naga::front::wgsl::parse_str(ex.solution_source)
+        .map(|m| barrier_count(&module) < barrier_count(&m))
+        .unwrap_or(false);
     let cases = (ex.cases)();
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
-    let outcome = gpu.with_substitute(ex.module, shader, || -> Result<()> {
+    let outcome = gpu.with_substitute(ex.module, learner_shader(ex, source), || -> Result<()> {
         for (i, case) in cases.iter().enumerate() {
             if let Some(m) = (case.run)(gpu)? {
                 first_wrong.get_or_insert((i, m));
@@ -295,10 +331,10 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str) -> Verdict {
         let aligned_failed = cases
             .iter()
             .any(|c| c.aligned && !shapes.contains(&c.shape));
-        let hint = if case.aligned || aligned_failed {
-            ex.hint
-        } else {
-            ex.edge_hint
+        let hint = match (case.aligned || aligned_failed, barriers_missing) {
+            (true, true) => ex.hint,
+            (true, false) => ex.aligned_hint,
+            (false, _) => ex.edge_hint,
         };
         return Verdict::Wrong {
             shape: case.shape.clone(),
@@ -306,40 +342,49 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str) -> Verdict {
             hint: hint.to_string(),
         };
     }
-    let learner = match gpu.with_substitute(
-        ex.module,
-        Shader {
-            checked: true,
-            ..Shader::owned(
-                format!(
-                    "exercise {} #{}",
-                    ex.name,
-                    NEXT.fetch_add(1, Ordering::Relaxed)
-                ),
-                source.to_string(),
-            )
-        },
-        || fastest(gpu, ex.speed),
-    ) {
+    let yours = gpu.with_substitute(ex.module, learner_shader(ex, source), || timed(gpu, ex));
+    let yours = match yours {
         Ok(t) => t,
         Err(e) => return Verdict::Failed(e.to_string()),
     };
-    match fastest(gpu, ex.speed) {
-        Ok(own) => Verdict::Passed {
+    match timed(gpu, ex) {
+        Ok(tilekits) => Verdict::Passed {
             shapes,
-            speed: (learner, own),
+            yours,
+            tilekits,
         },
         Err(e) => Verdict::Failed(e.to_string()),
     }
 }
 
-/// The fastest of three timed runs (the first also builds the pipelines).
-fn fastest(gpu: &Gpu, speed: fn(&Gpu) -> Result<f64>) -> Result<f64> {
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
-        best = best.min(speed(gpu)?);
+/// The learner's source as a module of its own: a fresh name per check (the pipeline cache must
+/// not hand back another file's kernels), wgpu's runtime checks kept (a learner's indices are
+/// unproven).
+fn learner_shader(ex: &Exercise, source: &str) -> Shader {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    Shader {
+        checked: true,
+        ..Shader::owned(
+            format!(
+                "exercise {} #{}",
+                ex.name,
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ),
+            source.to_string(),
+        )
     }
-    Ok(best)
+}
+
+/// The exercise's speed case timed warm: one untimed run, then the median and spread of timed
+/// ones ([`Gpu::measure`]), so that the comparison says "the same within the spread" when it is.
+fn timed(gpu: &Gpu, ex: &Exercise) -> Result<crate::Measured<()>> {
+    let m = gpu.measure(|| (ex.speed)(gpu), |s| *s)?;
+    Ok(crate::Measured {
+        run: (),
+        median: m.median,
+        min: m.min,
+        max: m.max,
+    })
 }
 
 fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> Option<Mismatch> {

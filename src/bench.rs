@@ -4,95 +4,19 @@
 //! timestamps where the adapter has them. Sizes are scaled for `--quick` (lavapipe) or a
 //! discrete GPU. The ceilings are here; every family adds its cases (`src/kernels/F/bench.rs`).
 
-use crate::cli::units;
+pub use crate::family::bench::{Bench, Bound, Config, Entry};
+use crate::family::units;
 use crate::kernels::{wide, FAMILIES};
-use crate::launch::Clock;
 use crate::pipeline::Shader;
-use crate::{Error, Gpu, Result};
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use crate::{Gpu, Result};
 use serde::{Deserialize, Serialize};
 
 const CEILING: Shader = Shader::file("ceiling", include_str!("../shaders/ceiling.wgsl"));
 
-/// Bench settings.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Small sizes for a CPU adapter (under a minute on lavapipe).
-    pub quick: bool,
-    /// Timed repeats per kernel after the warm-up.
-    pub repeats: usize,
-    /// Untimed warm-up runs.
-    pub warmup: usize,
-    /// Only kernels whose name contains this.
-    pub filter: Option<String>,
-}
-
-impl Config {
-    /// Defaults for quick or full mode.
-    pub fn new(quick: bool) -> Config {
-        Config {
-            quick,
-            repeats: if quick { 3 } else { 10 },
-            warmup: if quick { 1 } else { 3 },
-            filter: None,
-        }
-    }
-}
-
-/// Which ceiling a kernel is compared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Bound {
-    /// Memory bandwidth.
-    Memory,
-    /// Arithmetic.
-    Compute,
-}
-
-/// One kernel's result (JSON in SI base units: seconds, bytes per second, operations per
-/// second).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Entry {
-    /// `family/variant`.
-    pub name: String,
-    /// Problem size.
-    pub size: String,
-    /// The plan or tile that ran.
-    pub plan: String,
-    /// Median seconds.
-    pub median_s: f64,
-    /// Fastest and slowest repeat.
-    pub spread_s: (f64, f64),
-    /// Every timed repeat.
-    pub repeats_s: Vec<f64>,
-    /// Bytes read + written per run.
-    pub bytes: u64,
-    /// Operations per run (2·M·N·K for matmul, one per element otherwise).
-    pub ops: u64,
-    /// Bytes per second at the median.
-    #[serde(default)]
-    pub bytes_per_second: f64,
-    /// Operations per second at the median.
-    #[serde(default)]
-    pub ops_per_second: f64,
-    /// Which ceiling applies.
-    pub bound: Bound,
-    /// Percent of that ceiling.
-    pub percent_of_ceiling: f64,
-    /// The result matched the CPU reference.
-    pub verified: bool,
-    /// GB/s, as files written before schema 1 had it (read only).
-    #[serde(default, skip_serializing)]
-    gbps: Option<f64>,
-    /// G op/s, as files written before schema 1 had it (read only).
-    #[serde(default, skip_serializing)]
-    gops: Option<f64>,
-}
-
 /// A whole bench run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
-    /// The JSON shape's version ([`crate::cli::SCHEMA`]); 0 for files written before it had
+    /// The JSON shape's version ([`crate::family::command::SCHEMA`]); 0 for files written before it had
     /// one.
     #[serde(default)]
     pub schema: u32,
@@ -142,130 +66,6 @@ impl Report {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// A bench run in progress: the families add their cases with [`Bench::measure`].
-pub struct Bench<'a> {
-    /// The GPU.
-    pub gpu: &'a Gpu,
-    /// The settings.
-    pub cfg: Config,
-    entries: Vec<Entry>,
-    skipped: Vec<String>,
-    progress: Box<dyn FnMut(&str) + 'a>,
-}
-
-/// What one measured call returns: seconds, whether it verified, the plan it ran.
-pub type Sample = (f64, bool, String);
-
-impl Bench<'_> {
-    /// `quick` in quick mode, else `full`.
-    pub fn pick<T>(&self, quick: T, full: T) -> T {
-        if self.cfg.quick {
-            quick
-        } else {
-            full
-        }
-    }
-
-    /// Whether the adapter has the features case `name` needs; if not, the case is skipped with
-    /// a one-line reason (printed, and kept in the report).
-    pub fn available(&mut self, name: &str, needs: wgpu::Features) -> bool {
-        match self.gpu.require(needs, name) {
-            Ok(()) => true,
-            Err(e) => {
-                if self.wants(name) {
-                    eprintln!("skipped {name}: {e}");
-                    self.skipped.push(format!("{name}: {e}"));
-                }
-                false
-            }
-        }
-    }
-
-    /// Whether any case whose name starts with `prefix` passes the filter (so a family skips
-    /// preparing inputs nobody will time).
-    pub fn wants(&self, prefix: &str) -> bool {
-        match &self.cfg.filter {
-            None => true,
-            Some(f) => prefix.contains(f.as_str()) || f.contains(prefix.trim_end_matches('/')),
-        }
-    }
-
-    /// Time `f` (which returns seconds, whether its result verified and its plan; its argument
-    /// says whether this run is the one to verify) and record it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn measure(
-        &mut self,
-        name: &str,
-        size: String,
-        bytes: u64,
-        ops: u64,
-        bound: Bound,
-        mut f: impl FnMut(bool) -> Result<Sample>,
-    ) -> Result<()> {
-        if self
-            .cfg
-            .filter
-            .as_ref()
-            .is_some_and(|s| !name.contains(s.as_str()))
-        {
-            return Ok(());
-        }
-        (self.progress)(name);
-        // Warm up by count and by time, so that the GPU's clocks are up: longer when the GPU
-        // idled before the first run (while the inputs were made) or during its verification
-        // (Gpu::warm_up_seconds).
-        let before = self.gpu.warm_up_seconds();
-        // The first run is verified against the CPU reference; the rest are only timed.
-        let (_, verified, plan) = f(true)?;
-        let warm_up = before.max(self.gpu.warm_up_seconds());
-        let start = std::time::Instant::now();
-        let mut runs = 1;
-        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < warm_up {
-            f(false)?;
-            runs += 1;
-        }
-        let mut times = Vec::with_capacity(self.cfg.repeats);
-        for _ in 0..self.cfg.repeats.max(1) {
-            times.push(f(false)?.0);
-        }
-        let repeats_s = times.clone();
-        let med = median(&mut times);
-        self.entries.push(Entry {
-            name: name.to_string(),
-            size,
-            plan,
-            median_s: med,
-            spread_s: (times[0], times[times.len() - 1]),
-            repeats_s,
-            bytes,
-            ops,
-            bytes_per_second: bytes as f64 / med,
-            ops_per_second: ops as f64 / med,
-            bound,
-            percent_of_ceiling: 0.0,
-            verified,
-            gbps: None,
-            gops: None,
-        });
-        Ok(())
-    }
-}
-
-/// Random f32 in [-1, 1) from a fixed seed (the bench's inputs).
-pub fn rand_f32(n: usize, seed: u64) -> Vec<f32> {
-    crate::cli::random_f32(n, seed)
-}
-
 /// The ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
 fn ceilings(b: &mut Bench<'_>) -> Result<()> {
     let gpu = b.gpu;
@@ -274,8 +74,8 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         .min((gpu.limits().max_binding_bytes() / 4) as usize);
     // Random words, so that a GPU that compresses device memory cannot inflate the ceiling with
     // constant data (on the H100 it made no difference: BENCHMARKS.md).
-    let mut rng = StdRng::seed_from_u64(17);
-    let words_data: Vec<u32> = (0..words).map(|_| rng.random()).collect();
+    let mut rng = crate::random::Rng::new(17);
+    let words_data: Vec<u32> = (0..words).map(|_| rng.next_u32()).collect();
     let src = gpu.upload("ceiling source", &words_data)?;
     drop(words_data);
     let dst = gpu.alloc::<u32>("ceiling destination", words)?;
@@ -345,7 +145,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     }
     let s = &gpu.summary;
     Ok(Report {
-        schema: crate::cli::SCHEMA,
+        schema: crate::family::command::SCHEMA,
         adapter: s.name.clone(),
         driver: format!("{} {} {}", s.backend, s.driver, s.driver_info),
         clock: gpu.clock().to_string(),
@@ -425,22 +225,4 @@ impl Report {
         }
         s
     }
-
-    /// The roofline as SVG text (see [`crate::report::roofline`]).
-    pub fn roofline(&self) -> String {
-        crate::report::roofline(self)
-    }
-
-    /// Write the roofline chart to `path`.
-    pub fn roofline_svg(&self, path: &std::path::Path) -> Result<()> {
-        std::fs::write(path, self.roofline()).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            source: e,
-        })
-    }
-}
-
-/// Whether a report's clock is the GPU's.
-pub fn is_gpu_clock(r: &Report) -> bool {
-    r.clock == Clock::GpuTimestamp.to_string()
 }

@@ -273,3 +273,13 @@ impl Gpu {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gpu_and_buffers_are_send_and_sync() {
+        fn both<T: Send + Sync>() {}
+        both::<crate::Gpu>();
+        both::<super::DeviceBuffer<f32>>();
+    }
+}

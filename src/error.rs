@@ -2,9 +2,12 @@
 
 use thiserror::Error;
 
-/// Everything that can go wrong in tilekit. No public function panics on bad input; it returns
-/// one of these, with the offending value and the limit in the message.
+/// Everything that can go wrong in tilekit's library. No public function panics on bad input; it
+/// returns one of these, with the offending value and the limit in the message. New kinds may be
+/// added (`#[non_exhaustive]`): match the ones you handle and keep a catch-all. The command
+/// line's own errors (arguments, files) are its own type.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// wgpu found no adapter at all.
     #[error(
@@ -131,9 +134,33 @@ pub enum Error {
         /// The valid names.
         choices: Vec<String>,
     },
-    /// Arguments that do not describe a run (the command line's own message).
-    #[error("{0}")]
-    Usage(String),
+    /// An argument a kernel cannot take: a tile for a kernel that has none, an element size it
+    /// does not move, operands of another element type.
+    #[error("{what}: {why}")]
+    InvalidArgument {
+        /// The argument and the kernel.
+        what: String,
+        /// Why not, and what it takes.
+        why: String,
+    },
+    /// A tile label that is not one of the kernel's candidates.
+    #[error("the {kernel} kernel has no tile {got:?}; its tiles: {}", choices.join(", "))]
+    UnknownTile {
+        /// The kernel (`tiled-matmul`).
+        kernel: String,
+        /// The label given.
+        got: String,
+        /// Its candidates' labels.
+        choices: Vec<String>,
+    },
+    /// The autotuner's cache could not be read or written.
+    #[error("the tuning cache {path}: {message}")]
+    Cache {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// wgpu reported a validation or out-of-memory error.
     #[error("GPU error in {context}: {message}")]
     Gpu {
@@ -141,22 +168,6 @@ pub enum Error {
         context: String,
         /// wgpu's message.
         message: String,
-    },
-    /// A `.npy` file that cannot be used.
-    #[error("{path}: {message}")]
-    Npy {
-        /// The file.
-        path: String,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A file that cannot be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
     },
     /// A value outside what the requested element type can hold.
     #[error("{what} is {value}, outside {limit}")]

@@ -1,6 +1,7 @@
 //! `Gpu`: the adapter, a device with the adapter's own limits, and what every kernel shares.
 
-use crate::limits::{DeviceProfile, Limits};
+pub use crate::limits::CoopConfig;
+use crate::limits::{Caps, DeviceProfile, Limits};
 use crate::pipeline::PipelineCache;
 use crate::pool::Pools;
 use crate::{Error, Result};
@@ -82,32 +83,6 @@ pub struct AdapterSummary {
     pub cooperative_matrices: Vec<CoopConfig>,
     /// The device profile detected for it.
     pub profile: String,
-}
-
-/// One cooperative-matrix configuration an adapter lists
-/// (`wgpu::Adapter::cooperative_matrix_properties`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CoopConfig {
-    /// Rows of A and C.
-    pub m: u32,
-    /// Columns of B and C.
-    pub n: u32,
-    /// Columns of A, rows of B.
-    pub k: u32,
-    /// The element type of A and B (`f16`, `f32`, ...).
-    pub ab: &'static str,
-    /// The accumulator's element type.
-    pub cr: &'static str,
-}
-
-impl std::fmt::Display for CoopConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}x{}x{} {}→{}",
-            self.m, self.n, self.k, self.ab, self.cr
-        )
-    }
 }
 
 impl CoopConfig {
@@ -342,9 +317,9 @@ pub struct Gpu {
     pub(crate) polling: Mutex<()>,
     /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
     pub(crate) last_work: Mutex<Option<std::time::Instant>>,
-    /// The autotuner's winners for this adapter (bucket, variant, tile), read on first use.
-    #[allow(dead_code)] // read only with the `cli` feature
-    pub(crate) tuning: std::sync::OnceLock<Vec<(String, String, Option<String>)>>,
+    /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
+    /// table, held as `Any` so that the runtime does not name a kernel family).
+    pub(crate) tuning: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -464,6 +439,17 @@ impl Gpu {
     /// The device's compute limits (a device tilekit opens gets all of the adapter's).
     pub fn limits(&self) -> &Limits {
         &self.summary.limits
+    }
+
+    /// What the adapter offers a kernel's planner beyond its limits (cooperative-matrix
+    /// configurations, subgroup sizes).
+    pub fn caps(&self) -> Caps {
+        let l = self.limits();
+        Caps {
+            coop: self.summary.cooperative_matrices.clone(),
+            subgroup_sizes: [l.subgroup_min_size, l.subgroup_max_size],
+            adapter: self.summary.name.clone(),
+        }
     }
 
     /// The planner for this device's limits and profile.
@@ -614,15 +600,5 @@ impl Gpu {
                 message: e.to_string(),
             }),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn gpu_is_send_and_sync() {
-        fn both<T: Send + Sync>() {}
-        both::<super::Gpu>();
-        both::<crate::DeviceBuffer<f32>>();
     }
 }

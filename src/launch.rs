@@ -265,6 +265,21 @@ impl Gpu {
         Step::new(self, &pipeline, buffers, dispatch)
     }
 
+    /// The step of a planned kernel: `plan`'s constants and `plan`'s grid ([`Plan::dispatch`],
+    /// already folded into 2-D), so that what runs is what the plan says.
+    ///
+    /// [`Plan::dispatch`]: crate::plan::Plan::dispatch
+    pub(crate) fn planned_step(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        plan: &crate::plan::Plan,
+        buffers: &[(u32, Bind<'_>)],
+    ) -> Result<Step> {
+        let pipeline = self.pipeline(shader, entry, &plan.constants())?;
+        Step::new(self, &pipeline, buffers, plan.dispatch)
+    }
+
     /// Launch one step and time it.
     pub fn launch(
         &self,
@@ -471,5 +486,20 @@ impl Gpu {
             self.submit_one(enc.finish())
         })?;
         self.wait_for("a buffer copy", Some(index))
+    }
+}
+
+impl Gpu {
+    /// How full the pools are now (each is bounded: see [`crate::pool`]).
+    pub fn pool_stats(&self) -> crate::pool::PoolStats {
+        self.pools.inner.stats()
+    }
+
+    /// A uniform block holding `value` (kernel parameters), shared with every call that passes
+    /// the same bytes.
+    pub fn uniform<T: bytemuck::Pod>(&self, value: &T) -> crate::pool::Uniform {
+        self.pools
+            .inner
+            .uniform(&self.device, bytemuck::bytes_of(value))
     }
 }

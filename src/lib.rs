@@ -23,37 +23,44 @@
 
 #![warn(missing_docs)]
 
-pub mod buffer;
-pub mod convert;
-pub mod dispatch;
-pub mod error;
+// The library: what a program calls.
+mod buffer;
+mod compile;
+mod convert;
+mod dispatch;
+mod error;
+mod family;
 pub mod gpu;
 pub mod kernels;
-pub mod launch;
+mod launch;
 pub mod limits;
-pub mod pipeline;
+mod pipeline;
 pub mod plan;
 pub mod pool;
+pub mod random;
 
+// What the command line and the web page share: the lessons, the tour, its HTML report, the
+// exercises' checker. No files, no terminal.
+#[cfg(feature = "tour")]
+pub mod exercise;
+#[cfg(feature = "tour")]
+pub mod report;
+#[cfg(feature = "tour")]
+pub mod tour;
+
+// The command line: private but for its entry point.
 #[cfg(feature = "cli")]
-pub mod bench;
+mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[cfg(feature = "cli")]
-pub mod exercise;
-#[cfg(feature = "cli")]
-pub mod npy;
-#[cfg(feature = "cli")]
-pub mod report;
-#[cfg(feature = "cli")]
-pub mod tour;
 
 pub use buffer::{DeviceBuffer, POISON};
 pub use dispatch::Dispatch;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
-pub use launch::{Clock, Measured, Speed, Timing};
+pub use launch::{Clock, Measured, Speed, Timing, STEADY_RUNS};
 pub use limits::{DeviceProfile, Limits};
+pub use pipeline::Shader;
 pub use plan::{Plan, Planner, Tiling};
 
 /// The README's Rust example, compiled and run by `cargo test` (doctests) so that it cannot rot.

@@ -366,6 +366,65 @@ impl DeviceProfile {
     }
 }
 
+/// One cooperative-matrix configuration an adapter lists
+/// (`wgpu::Adapter::cooperative_matrix_properties`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CoopConfig {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// The element type of A and B (`f16`, `f32`, ...).
+    pub ab: &'static str,
+    /// The accumulator's element type.
+    pub cr: &'static str,
+}
+
+impl std::fmt::Display for CoopConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} {}→{}",
+            self.m, self.n, self.k, self.ab, self.cr
+        )
+    }
+}
+
+/// What an adapter offers a variant's planner beyond its limits.
+#[derive(Clone, Debug, Default)]
+pub struct Caps {
+    /// The cooperative-matrix configurations it lists (empty without the feature).
+    pub coop: Vec<CoopConfig>,
+    /// The smallest and largest subgroup size (0 when unknown).
+    pub subgroup_sizes: [u32; 2],
+    /// The adapter's name, for the errors that say what it lacks.
+    pub adapter: String,
+}
+
+impl Caps {
+    /// What a preset's platform offers (`tilekit plan --limits PRESET`): its subgroup sizes, and
+    /// the H100's cooperative-matrix fragment for the `h100` preset.
+    pub fn preset(name: &str, limits: &Limits) -> Caps {
+        Caps {
+            coop: if name == "h100" {
+                vec![CoopConfig {
+                    m: 16,
+                    n: 16,
+                    k: 16,
+                    ab: "f16",
+                    cr: "f32",
+                }]
+            } else {
+                Vec::new()
+            },
+            subgroup_sizes: [limits.subgroup_min_size, limits.subgroup_max_size],
+            adapter: format!("the {name} preset"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

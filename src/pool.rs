@@ -393,18 +393,3 @@ impl Inner {
         }
     }
 }
-
-impl crate::Gpu {
-    /// How full the pools are now (each is bounded: see [`crate::pool`]).
-    pub fn pool_stats(&self) -> PoolStats {
-        self.pools.inner.stats()
-    }
-
-    /// A uniform block holding `value` (kernel parameters), shared with every call that passes
-    /// the same bytes.
-    pub fn uniform<T: bytemuck::Pod>(&self, value: &T) -> Uniform {
-        self.pools
-            .inner
-            .uniform(&self.device, bytemuck::bytes_of(value))
-    }
-}

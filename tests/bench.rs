@@ -1,45 +1,63 @@
 #![cfg(feature = "cli")]
-//! `tilekit bench --quick` on the test adapter: every kernel verified, every figure finite and
-//! positive. No timing thresholds: speed is never asserted in a test.
+//! `tilekit bench --quick` on the test adapter, through the binary: every kernel verified, every
+//! figure finite and positive, the JSON, the roofline and the comparison written. No timing
+//! thresholds: speed is never asserted in a test.
 
-mod common;
-use common::gpu;
+use std::process::Command;
 
 #[test]
 fn quick_bench_verifies_every_kernel() {
-    let mut cfg = tilekit::bench::Config::new(true);
-    cfg.repeats = 2;
-    let report = tilekit::bench::run(gpu(), cfg, |_| {}).unwrap();
-    assert!(report.entries.len() >= 20, "{}", report.table());
-    assert!(report.bandwidth_ceiling > 0.0 && report.compute_ceiling > 0.0);
-    for e in &report.entries {
-        assert!(e.verified, "{} did not verify", e.name);
-        assert!(
-            e.median_s.is_finite() && e.median_s > 0.0,
-            "{}: {}",
-            e.name,
-            e.median_s
-        );
-        assert!(
-            e.ops_per_second.is_finite() && e.ops_per_second > 0.0,
-            "{}",
-            e.name
-        );
-        assert!(
-            e.percent_of_ceiling.is_finite() && e.percent_of_ceiling > 0.0,
-            "{}",
-            e.name
-        );
-        assert_eq!(e.repeats_s.len(), 2);
-    }
-    // The table, the chart and the comparison all render.
-    assert!(report.table().contains("matmul/blocked"));
     let dir = std::env::temp_dir().join(format!("tilekit-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let svg = dir.join("roofline.svg");
-    report.roofline_svg(&svg).unwrap();
+    let (json, svg) = (dir.join("bench.json"), dir.join("roofline.svg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
+        .args(["bench", "--quick", "--repeats", "2", "--json"])
+        .arg(&json)
+        .arg("--chart")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{table}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(table.contains("matmul/blocked"), "{table}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let entries = report["entries"].as_array().unwrap();
+    assert!(entries.len() >= 20, "{table}");
+    assert!(report["bandwidth_ceiling"].as_f64().unwrap() > 0.0);
+    assert!(report["compute_ceiling"].as_f64().unwrap() > 0.0);
+    for e in entries {
+        let name = e["name"].as_str().unwrap();
+        assert_eq!(e["verified"], true, "{name} did not verify");
+        for field in ["median_s", "ops_per_second", "percent_of_ceiling"] {
+            let v = e[field].as_f64().unwrap();
+            assert!(v.is_finite() && v > 0.0, "{name}: {field} = {v}");
+        }
+        assert_eq!(e["repeats_s"].as_array().unwrap().len(), 2, "{name}");
+    }
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg") && text.contains("matmul/blocked"));
-    let cmp = report.compare(&report);
-    assert!(cmp.contains("1.00x"), "{cmp}");
+    // A run compared with itself: every ratio is 1.
+    let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
+        .args([
+            "bench",
+            "--quick",
+            "--repeats",
+            "1",
+            "--filter",
+            "reverse",
+            "--compare",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("reverse/block"),
+        "{text}"
+    );
 }

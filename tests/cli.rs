@@ -3,11 +3,11 @@
 //! input answered with one line and exit code 2 (never a panic or a backtrace).
 
 mod common;
+use common::npy;
 use common::random_f32;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tilekit::kernels::matmul;
-use tilekit::npy::{self, Data};
 
 fn tilekit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tilekit"))
@@ -53,10 +53,10 @@ fn matmul_npy_round_trip() {
     let (m, k, n) = (17, 33, 5);
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
-    npy::save(&d.join("a.npy"), &a, &[m as u64, k as u64]).unwrap();
+    npy::save(&d.join("a.npy"), &a, &[m as u64, k as u64]);
     // B as float64: converted with a warning.
     let b64: Vec<f64> = b.iter().map(|&v| v as f64).collect();
-    npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]).unwrap();
+    npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]);
     let c_path = d.join("c.npy");
     let out = tilekit(&[
         "run",
@@ -79,12 +79,9 @@ fn matmul_npy_round_trip() {
     assert_eq!(j["verified"], true);
     assert_eq!(j["output"], s(&c_path));
     assert!(j["run"]["timing"]["seconds"].as_f64().unwrap() > 0.0);
-    let c = npy::read(&c_path).unwrap();
-    assert_eq!(c.shape, vec![m as u64, n as u64]);
     // float32 @ float64 is float64 in NumPy: so is the file.
-    let Data::F64(c) = c.data else {
-        panic!("not f64: {}", c.dtype())
-    };
+    let (c, shape) = npy::read::<f64>(&c_path);
+    assert_eq!(shape, vec![m as u64, n as u64]);
     let c: Vec<f32> = c.iter().map(|&v| v as f32).collect();
     let (e, mag) = matmul::reference(&a, &b, m, k, n);
     matmul::verify(&c, &e, &mag, k).unwrap();
@@ -94,7 +91,7 @@ fn matmul_npy_round_trip() {
 fn reduce_transpose_reverse_histogram_from_npy() {
     let d = dir("others");
     let x: Vec<i32> = (0..1001).map(|i| (i * 7919 % 2001) - 1000).collect();
-    npy::save(&d.join("x.npy"), &x, &[x.len() as u64]).unwrap();
+    npy::save(&d.join("x.npy"), &x, &[x.len() as u64]);
     let out = tilekit(&[
         "run",
         "reduce",
@@ -113,7 +110,7 @@ fn reduce_transpose_reverse_histogram_from_npy() {
     assert_eq!(j["result"], *x.iter().min().unwrap());
 
     let t = random_f32(7 * 13, 5);
-    npy::save(&d.join("t.npy"), &t, &[7, 13]).unwrap();
+    npy::save(&d.join("t.npy"), &t, &[7, 13]);
     let out = tilekit(&[
         "run",
         "transpose",
@@ -127,9 +124,8 @@ fn reduce_transpose_reverse_histogram_from_npy() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let tt = npy::read(&d.join("tt.npy")).unwrap();
-    assert_eq!(tt.shape, vec![13, 7]);
-    let Data::F32(tt) = tt.data else { panic!() };
+    let (tt, shape) = npy::read::<f32>(&d.join("tt.npy"));
+    assert_eq!(shape, vec![13, 7]);
     assert_eq!(tt[3 * 7 + 2], t[2 * 13 + 3]);
 
     let out = tilekit(&[
@@ -146,13 +142,11 @@ fn reduce_transpose_reverse_histogram_from_npy() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The dtype survives: int32 in, int32 out.
-    let Data::I32(r) = npy::read(&d.join("r.npy")).unwrap().data else {
-        panic!()
-    };
+    let (r, _) = npy::read::<i32>(&d.join("r.npy"));
     assert_eq!(r[0], x[1000]);
 
     let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
-    npy::save(&d.join("h.npy"), &bytes, &[bytes.len() as u64]).unwrap();
+    npy::save(&d.join("h.npy"), &bytes, &[bytes.len() as u64]);
     let out = tilekit(&["run", "histogram", "--input", s(&d.join("h.npy")), "--json"]);
     assert!(
         out.status.success(),
@@ -193,7 +187,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "not a valid .npy file",
     );
     // A truncated file: a valid header, half the data.
-    npy::save(&d.join("full.npy"), &random_f32(1000, 1), &[1000]).unwrap();
+    npy::save(&d.join("full.npy"), &random_f32(1000, 1), &[1000]);
     let full = std::fs::read(d.join("full.npy")).unwrap();
     std::fs::write(d.join("trunc.npy"), &full[..full.len() / 2]).unwrap();
     refused(
@@ -201,8 +195,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "trunc.npy",
     );
     // Shape mismatch names both shapes.
-    npy::save(&d.join("a.npy"), &random_f32(6, 1), &[2, 3]).unwrap();
-    npy::save(&d.join("b.npy"), &random_f32(8, 2), &[4, 2]).unwrap();
+    npy::save(&d.join("a.npy"), &random_f32(6, 1), &[2, 3]);
+    npy::save(&d.join("b.npy"), &random_f32(8, 2), &[4, 2]);
     refused(
         &[
             "run",
@@ -216,7 +210,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
     // An unsupported dtype.
     // An int64 file: six float32 values' bytes relabelled as three int64.
-    npy::save(&d.join("f6.npy"), &[1.0f32; 6], &[6]).unwrap();
+    npy::save(&d.join("f6.npy"), &[1.0f32; 6], &[6]);
     let mut i64_bytes = std::fs::read(d.join("f6.npy")).unwrap();
     let pos = i64_bytes.windows(3).position(|w| w == b"<f4").unwrap();
     i64_bytes.splice(pos..pos + 3, b"<i8".iter().cloned());

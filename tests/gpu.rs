@@ -52,7 +52,7 @@ fn a_launch_over_65535_workgroups_folds_into_2d_and_writes_every_element() {
 
 #[test]
 fn the_pipeline_cache_reuses_and_distinguishes_constants() {
-    use tilekit::pipeline::Shader;
+    use tilekit::Shader;
     let g = gpu();
     let shader = Shader::file("fill", include_str!("../shaders/fill.wgsl"));
     let c64 = [("WG".to_string(), 64.0)];

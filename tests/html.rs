@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tilekit::report::place_labels;
 
 fn chromium() -> PathBuf {
     for c in ["chromium", "chromium-browser", "google-chrome"] {
@@ -184,39 +183,4 @@ fn the_bench_report_renders_in_chromium_with_its_table_and_roofline() {
         ink > 0.02 && colours > 20,
         "blank screenshot: {ink:.3} inked, {colours} colours"
     );
-}
-
-#[test]
-fn roofline_labels_never_overlap_nor_leave_the_chart() {
-    // Crowded points: a cluster at the bandwidth roof, several at one spot, some at the right
-    // edge, long names.
-    let mut pts = Vec::new();
-    let names: Vec<String> = (0..24)
-        .map(|i| format!("family-{i}/a-long-kernel-name-{i}"))
-        .collect();
-    for (i, n) in names.iter().enumerate() {
-        let (x, y) = match i % 3 {
-            0 => (400 + (i as i32 % 4), 300),
-            1 => (960, 80 + i as i32),
-            _ => (120 + 30 * i as i32, 500 - 10 * i as i32),
-        };
-        pts.push((x, y, n.as_str()));
-    }
-    let (top, right, bottom) = (30, 980, 600);
-    let spots = place_labels(&pts, 7, 15, (top, right, bottom));
-    let boxes: Vec<(i32, i32, i32, i32)> = pts
-        .iter()
-        .zip(&spots)
-        .map(|((_, _, t), (x, y))| (*x, *y, x + 7 * t.len() as i32, y + 15))
-        .collect();
-    for (i, a) in boxes.iter().enumerate() {
-        assert!(
-            a.0 >= 0 && a.2 <= right && a.1 >= top,
-            "label {i} leaves the chart: {a:?}"
-        );
-        for (j, b) in boxes.iter().enumerate().skip(i + 1) {
-            let overlap = a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
-            assert!(!overlap, "labels {i} and {j} overlap: {a:?} {b:?}");
-        }
-    }
 }

@@ -1,98 +1,179 @@
-//! Matrix multiply on a real adapter against the f64 CPU reference: every variant, every tile
-//! the planner can pick under WebGPU's baseline limits and under the adapter's, odd shapes.
+//! Matrix multiply on a real adapter against the f64 CPU reference. Every f32 variant runs one
+//! suite of cases, generated as one test per variant and case (cubek's way), so that
+//! `cargo test tiled_ragged` runs one and a failure names its case:
+//!
+//! - `small`: 64³, a multiple of every tile;
+//! - `ragged`: 1×101×255 and 33×36×44, 17×33×5, 63×64×65 (no tile divides them; K and N
+//!   multiples of 4 take the vec4 paths, the others the scalar ones);
+//! - `bounds`: 60³ and 1×1×1, 37×1×29, 1×300×1 (rows and columns past the matrix);
+//! - `deep_k`: 1×4099×9, 8×5000×12, 64×3001×64 (split-K and the padding pass);
+//! - `every_tile`: every candidate the planner can pick under WebGPU's baseline and the
+//!   adapter's limits;
+//! - `plan_is_launch`: what the plan says (split of K, each split's depth, the grid) is what the
+//!   launch ran, at ragged shapes.
+//!
+//! Outputs are poisoned before each run (the test GPU poisons every output).
 
 mod common;
 use common::{gpu, random_f32};
 use proptest::prelude::*;
-use tilekit::kernels::matmul::{reference, verify, Caps, Precision, Shape, Variant};
+use tilekit::kernels::matmul::{reference, verify, Precision, Selection, Shape, Variant};
 use tilekit::{Error, Limits, Planner};
 
-/// The f32 variants this adapter can run.
-fn f32_variants() -> Vec<Variant> {
-    Variant::all()
-        .filter(|v| v.kernel().precision() == Precision::F32 && gpu().has(v.kernel().needs()))
-        .collect()
-}
-
-fn check(m: usize, k: usize, n: usize, variant: Variant, tile: Option<&str>, seed: u64) {
+fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) {
     let g = gpu();
     let a = random_f32(m * k, seed);
     let b = random_f32(k * n, seed + 1);
-    let (c, run) = g.matmul_with(&a, &b, (m, k, n), variant, tile).unwrap();
+    let (c, run) = g.matmul_with(&a, &b, (m, k, n), selection).unwrap();
     let (exact, mag) = reference(&a, &b, m, k, n);
     verify(&c, &exact, &mag, k)
-        .unwrap_or_else(|e| panic!("{m}x{k}x{n} {variant:?} {}: {e}", run.tile));
+        .unwrap_or_else(|e| panic!("{m}x{k}x{n} {selection:?} {}: {e}", run.tile));
 }
 
-// K and N multiples of 4 take the blocked kernel's vec4 path; the others the scalar one.
-const SHAPES: [(usize, usize, usize); 11] = [
-    (33, 36, 44),
-    (1, 4, 4),
-    (1, 1, 1),
-    (1, 300, 1),
-    (37, 1, 29),
-    (17, 33, 5),
-    (63, 64, 65),
-    (129, 257, 67),
-    (5, 70, 200),
-    (200, 70, 5),
-    (96, 128, 80),
-];
+/// The variant, or a test that cannot run it here fails (it never passes in silence).
+fn variant(name: &str) -> Variant {
+    let v = Variant::parse(name).unwrap();
+    gpu()
+        .require(v.needs(), name)
+        .unwrap_or_else(|e| panic!("{e}"));
+    v
+}
 
-// Deep K and few rows: the fast variants split K over many workgroups and add the partial
-// products; ragged K and N take their padding pass.
-const SPLIT_SHAPES: [(usize, usize, usize); 6] = [
-    (1, 4099, 9),
-    (8, 5000, 12),
-    (17, 2048, 33),
-    (64, 3001, 64),
-    (2, 513, 1),
-    (16, 1024, 260),
-];
-
-#[test]
-fn split_k_and_padding_at_deep_k() {
-    for (i, &(m, k, n)) in SPLIT_SHAPES.iter().enumerate() {
-        for v in [Variant::PIPELINED, Variant::GEMV] {
-            check(m, k, n, v, None, 100 + i as u64);
-        }
+fn shapes(v: Variant, list: &[(usize, usize, usize)], seed: u64) {
+    for (i, &(m, k, n)) in list.iter().enumerate() {
+        check(m, k, n, &Selection::Variant(v), seed + i as u64);
     }
 }
 
-#[test]
-fn every_variant_on_odd_shapes() {
-    for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
-        for v in f32_variants() {
-            check(m, k, n, v, None, 10 * i as u64);
-        }
-    }
-}
-
-#[test]
-fn every_tile_the_planner_can_pick_baseline_and_adapter() {
-    // The second shape takes the blocked kernel's vec4 path.
-    let tried = every_tile(67, 45, 71) + every_tile(68, 44, 72) + every_tile(3, 301, 37);
-    assert!(tried >= 40, "only {tried} tiles tried");
-}
-
-fn every_tile(m: usize, k: usize, n: usize) -> usize {
+fn every_tile(v: Variant) {
     let g = gpu();
-    let shape = Shape::new(m, k, n).unwrap();
     let mut tried = 0;
-    for limits in [Limits::webgpu_default(), g.limits().clone()] {
-        let planner = Planner::new(limits, g.profile.clone());
-        for variant in f32_variants() {
-            let Some(tiling) = variant.kernel().tiling(shape, &Caps::of(g)).unwrap() else {
+    for (m, k, n) in [(67, 45, 71), (68, 44, 72), (3, 301, 37)] {
+        let shape = Shape::new(m, k, n).unwrap();
+        for limits in [Limits::webgpu_default(), g.limits().clone()] {
+            let planner = Planner::new(limits, g.profile.clone());
+            let Some(tiling) = v.tiling(shape, &g.caps()).unwrap() else {
+                check(m, k, n, &Selection::Variant(v), 7);
+                tried += 1;
                 continue;
             };
             let plan = planner.plan(tiling.as_ref()).unwrap();
             for c in plan.candidates.iter().filter(|c| c.refused.is_none()) {
-                check(m, k, n, variant, Some(&c.label), 7);
+                let forced = Selection::Forced {
+                    variant: v,
+                    tile: c.label.clone(),
+                };
+                check(m, k, n, &forced, 7);
                 tried += 1;
             }
         }
     }
-    tried
+    assert!(tried >= 3, "{v}: only {tried} tiles tried");
+}
+
+/// The plan's split of K, its depth and its grid are what ran: the launch takes them from the
+/// plan, and each split is a whole number of granules that together cover K.
+fn plan_is_launch(v: Variant) {
+    let g = gpu();
+    for (i, &(m, k, n)) in [(3, 1284, 17), (1, 4099, 9), (65, 513, 63), (130, 2000, 7)]
+        .iter()
+        .enumerate()
+    {
+        let shape = Shape::new(m, k, n).unwrap();
+        let (da, db) = (
+            g.upload("A", &random_f32(m * k, 40 + i as u64)).unwrap(),
+            g.upload("B", &random_f32(k * n, 50 + i as u64)).unwrap(),
+        );
+        let dc = g.alloc::<f32>("C", m * n).unwrap();
+        let run = g
+            .matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))
+            .unwrap();
+        let Some(plan) = &run.plan else {
+            assert_eq!(run.splits, 1, "{v} has no plan but split K");
+            continue;
+        };
+        let c = plan.choice();
+        assert_eq!(run.dispatch, plan.dispatch, "{v} {shape}: the grid");
+        assert_eq!(run.splits, c.splits, "{v} {shape}: the split of K");
+        if c.k_split > 0 {
+            assert_eq!(run.k_split, c.k_split, "{v} {shape}: each split's depth");
+            let k4 = (k as u32).div_ceil(4) * 4;
+            assert!(
+                c.k_split * c.splits >= k4 && c.k_split * (c.splits - 1) < k4,
+                "{v} {shape}: {} splits of {} do not cover K = {k4} exactly once",
+                c.splits,
+                c.k_split
+            );
+        }
+        assert!(
+            plan.dispatch.x as u64 * plan.dispatch.y as u64 >= c.workgroups,
+            "{v} {shape}: the grid holds the plan's workgroups"
+        );
+    }
+}
+
+/// One test per variant and case.
+macro_rules! suite {
+    ($($variant:ident => $name:literal),+ $(,)?) => {$(
+        mod $variant {
+            use super::*;
+            #[test]
+            fn small() {
+                shapes(variant($name), &[(64, 64, 64)], 1);
+            }
+            #[test]
+            fn ragged() {
+                shapes(
+                    variant($name),
+                    &[(1, 101, 255), (33, 36, 44), (17, 33, 5), (63, 64, 65)],
+                    10,
+                );
+            }
+            #[test]
+            fn bounds() {
+                shapes(
+                    variant($name),
+                    &[(60, 60, 60), (1, 1, 1), (37, 1, 29), (1, 300, 1), (5, 70, 200)],
+                    20,
+                );
+            }
+            #[test]
+            fn deep_k() {
+                shapes(
+                    variant($name),
+                    &[(1, 4099, 9), (8, 5000, 12), (64, 3001, 64), (2, 513, 1)],
+                    30,
+                );
+            }
+            #[test]
+            fn every_tile() {
+                super::every_tile(variant($name));
+            }
+            #[test]
+            fn plan_is_launch() {
+                super::plan_is_launch(variant($name));
+            }
+        }
+    )+};
+}
+
+suite! {
+    naive => "naive",
+    tiled => "tiled",
+    blocked => "blocked",
+    pipelined => "pipelined",
+    gemv => "gemv",
+}
+
+#[test]
+fn the_suite_covers_every_f32_variant() {
+    let covered = ["naive", "tiled", "blocked", "pipelined", "gemv"];
+    for v in Variant::all().filter(|v| v.precision() == Precision::F32) {
+        assert!(
+            covered.contains(&v.name()),
+            "the f32 variant {v} has no suite: add it to suite! {{}}"
+        );
+    }
 }
 
 #[test]
@@ -113,20 +194,60 @@ fn the_counts_follow_the_lesson() {
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
     let (_, naive) = g
-        .matmul_with(&a, &b, (m, k, n), Variant::NAIVE, None)
+        .matmul_with(&a, &b, (m, k, n), &Selection::Variant(Variant::NAIVE))
         .unwrap();
     assert_eq!(
         naive.ratio, 1.0,
         "PMPP fig 4.3: one multiply-add per two loads"
     );
-    let (_, tiled) = g
-        .matmul_with(&a, &b, (m, k, n), Variant::TILED, Some("TILE=16"))
-        .unwrap();
+    let tile16 = Selection::Forced {
+        variant: Variant::TILED,
+        tile: "TILE=16".into(),
+    };
+    let (_, tiled) = g.matmul_with(&a, &b, (m, k, n), &tile16).unwrap();
     assert_eq!(
         tiled.ratio, 16.0,
         "tiling cuts global loads by the tile width"
     );
     assert_eq!(naive.global_loads, 16 * tiled.global_loads);
+}
+
+#[test]
+fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
+    let g = gpu();
+    let (m, k, n) = (20, 30, 40);
+    let a = random_f32(m * k, 3);
+    let b = random_f32(k * n, 4);
+    let (_, run) = g
+        .matmul_with(&a, &b, (m, k, n), &Selection::Tile("TILE=8".into()))
+        .unwrap();
+    assert_eq!(run.variant, Variant::TILED);
+    assert_eq!(run.tile, "TILE=8");
+    // A label no variant has: the error lists each variant's tiles, by name.
+    let e = g
+        .matmul_with(&a, &b, (m, k, n), &Selection::Tile("TILE=7".into()))
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("tiled: ") && text.contains("TILE=8"),
+        "{text}"
+    );
+    // A tile another variant has, forced on one that lacks it: the error names the variant.
+    let e = g
+        .matmul_with(
+            &a,
+            &b,
+            (m, k, n),
+            &Selection::Forced {
+                variant: Variant::BLOCKED,
+                tile: "TILE=8".into(),
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::UnknownTile { kernel, .. } if kernel.contains("blocked")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -149,7 +270,8 @@ fn bad_shapes_are_typed_errors() {
     ));
     // A matrix over max_storage_buffer_binding_size.
     let side = ((g.limits().max_storage_buffer_binding_size / 4) as f64).sqrt() as usize + 1;
-    match g.matmul_with(&[1.0f32], &[1.0], (side, 1, side), Variant::NAIVE, None) {
+    let naive = Selection::Variant(Variant::NAIVE);
+    match g.matmul_with(&[1.0f32], &[1.0], (side, 1, side), &naive) {
         Err(Error::DimensionMismatch { .. }) => {}
         other => panic!("{other:?}"),
     }
@@ -159,17 +281,20 @@ fn bad_shapes_are_typed_errors() {
         "{e}"
     );
     // A tile the adapter cannot hold.
-    let too_big = format!("TILE={}", 64);
-    assert!(g
-        .matmul_with(&a, &a, (2, 3, 2), Variant::TILED, Some(&too_big))
-        .is_err());
+    let too_big = Selection::Forced {
+        variant: Variant::TILED,
+        tile: "TILE=64".into(),
+    };
+    assert!(g.matmul_with(&a, &a, (2, 3, 2), &too_big).is_err());
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     #[test]
     fn random_shapes_match_the_reference(m in 1usize..200, k in 1usize..200, n in 1usize..200, v in 0usize..16, seed in 0u64..1000) {
-        let vs = f32_variants();
-        check(m, k, n, vs[v % vs.len()], None, seed);
+        let vs: Vec<Variant> = Variant::all()
+            .filter(|v| v.precision() == Precision::F32 && gpu().has(v.needs()))
+            .collect();
+        check(m, k, n, &Selection::Variant(vs[v % vs.len()]), seed);
     }
 }

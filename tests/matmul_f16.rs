@@ -10,7 +10,7 @@ use half::f16;
 use tilekit::gpu::CoopConfig;
 use tilekit::kernels::matmul::coop::{CoopTiling, FRAGMENT};
 use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
-use tilekit::kernels::matmul::{Variant, VARIANTS};
+use tilekit::kernels::matmul::{Selection, Variant};
 use tilekit::{DeviceProfile, Error, Limits, Planner};
 
 fn caps(coop: Vec<CoopConfig>, subgroup_sizes: [u32; 2]) -> Caps {
@@ -125,8 +125,7 @@ fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
 
 #[test]
 fn every_f16_variant_is_registered_with_the_features_it_needs() {
-    let f16: Vec<_> = VARIANTS
-        .iter()
+    let f16: Vec<_> = Variant::all()
         .filter(|k| k.precision() == Precision::F16)
         .collect();
     assert_eq!(f16.len(), 3);
@@ -138,7 +137,6 @@ fn every_f16_variant_is_registered_with_the_features_it_needs() {
         );
     }
     assert!(Variant::COOP
-        .kernel()
         .needs()
         .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX));
 }
@@ -159,7 +157,7 @@ fn check_f16(variant: Variant, (m, k, n): (usize, usize, usize), seed: u64) {
     let (a16, a) = halves(m * k, seed);
     let (b16, b) = halves(k * n, seed + 1);
     let (c, run) = gpu()
-        .matmul_with(&a16, &b16, (m, k, n), variant, None)
+        .matmul_with(&a16, &b16, (m, k, n), &Selection::Variant(variant))
         .unwrap_or_else(|e| panic!("{variant} {m}x{k}x{n}: {e}"));
     let (exact, mag) = reference(&a, &b, m, k, n);
     for (i, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
@@ -190,7 +188,7 @@ const SHAPES: [(usize, usize, usize); 7] = [
 fn f16_variants() -> Vec<Variant> {
     let g = gpu();
     Variant::all()
-        .filter(|v| v.kernel().precision() == Precision::F16 && g.has(v.kernel().needs()))
+        .filter(|v| v.precision() == Precision::F16 && g.has(v.needs()))
         .collect()
 }
 
@@ -205,21 +203,30 @@ fn without_shader_f16_every_f16_path_is_a_typed_error_naming_it() {
         return;
     }
     let shape = Shape::new(33, 40, 17).unwrap();
-    let e = g.choose_matmul(shape, Precision::F16).unwrap_err();
+    let e = g
+        .select_matmul(shape, Precision::F16, &Selection::Auto)
+        .unwrap_err();
     assert!(
         matches!(e, Error::Unsupported { .. }) && e.to_string().contains("SHADER_F16"),
         "{e}"
     );
     let (a16, _) = halves(64, 1);
     let e = g
-        .matmul_with(&a16, &a16, (8, 8, 8), Variant::PIPELINED_F16, None)
+        .matmul_with(
+            &a16,
+            &a16,
+            (8, 8, 8),
+            &Selection::Variant(Variant::PIPELINED_F16),
+        )
         .unwrap_err();
     assert!(
         matches!(e, Error::MissingFeature { .. }) && e.to_string().contains("SHADER_F16"),
         "{e}"
     );
     let a = random_f32(64, 2);
-    let e = g.matmul_f16(&a, &a, (8, 8, 8), None, None).unwrap_err();
+    let e = g
+        .matmul_f16(&a, &a, (8, 8, 8), &Selection::Auto)
+        .unwrap_err();
     assert!(e.to_string().contains("SHADER_F16"), "{e}");
 }
 
@@ -240,9 +247,11 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
         return; // no f16 kernel at all: the typed errors are tested above
     }
     let has_coop =
-        g.has(Variant::COOP.kernel().needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
     let big = Shape::new(256, 256, 256).unwrap();
-    let choice = g.choose_matmul(big, Precision::F16).unwrap();
+    let choice = g
+        .select_matmul(big, Precision::F16, &Selection::Auto)
+        .unwrap();
     if has_coop {
         assert_eq!(choice.variant, Variant::COOP);
     } else {
@@ -250,7 +259,7 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
         // Asked for by name, it is a typed error naming what is missing.
         let (a16, _) = halves(64 * 64, 1);
         let e = g
-            .matmul_with(&a16, &a16, (64, 64, 64), Variant::COOP, None)
+            .matmul_with(&a16, &a16, (64, 64, 64), &Selection::Variant(Variant::COOP))
             .unwrap_err();
         let text = e.to_string();
         assert!(
@@ -264,7 +273,9 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
     }
     let small = Shape::new(1, 4096, 4096).unwrap();
     assert_eq!(
-        g.choose_matmul(small, Precision::F16).unwrap().variant,
+        g.select_matmul(small, Precision::F16, &Selection::Auto)
+            .unwrap()
+            .variant,
         Variant::GEMV_F16
     );
 }
@@ -281,7 +292,7 @@ fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
             .map(|x| x * 3.0)
             .collect();
         let b = random_f32(k * n, 80 + i as u64);
-        let (c, run) = g.matmul_f16(&a, &b, (m, k, n), None, None).unwrap();
+        let (c, run) = g.matmul_f16(&a, &b, (m, k, n), &Selection::Auto).unwrap();
         assert_eq!(run.precision, Precision::F16);
         let (exact, mag) = reference(&a, &b, m, k, n);
         for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
@@ -299,7 +310,7 @@ fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
     let mut a = random_f32(6, 1);
     a[4] = 1.0e5;
     let e = g
-        .matmul_f16(&a, &a[..6], (2, 3, 2), None, None)
+        .matmul_f16(&a, &a[..6], (2, 3, 2), &Selection::Auto)
         .unwrap_err();
     assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
     assert!(e.to_string().contains("matrix A element 4"), "{e}");

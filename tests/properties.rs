@@ -26,12 +26,12 @@ proptest! {
     fn matmul_any_shape_any_variant(m in 1usize..150, k in 1usize..300, n in 1usize..150,
                                     v in 0usize..8, seed in any::<u64>()) {
         let variants: Vec<_> = matmul::Variant::all()
-            .filter(|v| v.kernel().precision() == matmul::Precision::F32)
+            .filter(|v| v.precision() == matmul::Precision::F32)
             .collect();
         let variant = variants[v % variants.len()];
         let a = random_f32(m * k, seed);
         let b = random_f32(k * n, seed ^ 1);
-        let (c, _) = gpu().matmul_with(&a, &b, (m, k, n), variant, None).unwrap();
+        let (c, _) = gpu().matmul_with(&a, &b, (m, k, n), &matmul::Selection::Variant(variant)).unwrap();
         let (exact, mag) = matmul::reference(&a, &b, m, k, n);
         prop_assert!(matmul::verify(&c, &exact, &mag, k).is_ok(), "{variant} {m}x{k}x{n} seed {seed}");
     }

@@ -3,14 +3,10 @@
 //! device. Every `.wgsl` file under `shaders/` belongs to some module.
 
 use std::path::Path;
-use tilekit::kernels::{infrastructure_modules, Module, FAMILIES};
+use tilekit::kernels::{modules, Module};
 
 fn all_modules() -> Vec<Module> {
-    let mut all = infrastructure_modules();
-    for f in FAMILIES {
-        all.extend(f.modules());
-    }
-    all
+    modules()
 }
 
 fn validate(name: &str, source: &str, needs: wgpu::Features) {

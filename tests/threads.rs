@@ -126,8 +126,7 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
         &db,
         &dc,
         shape,
-        tilekit::kernels::matmul::Variant::NAIVE,
-        None,
+        &tilekit::kernels::matmul::Selection::Variant(tilekit::kernels::matmul::Variant::NAIVE),
     );
     match r {
         Err(Error::Timeout { seconds, .. }) => assert!(seconds <= 0.021),

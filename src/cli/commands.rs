@@ -2,7 +2,8 @@
 //! bench and tour. `src/main.rs` parses and calls these.
 
 use super::output::Output;
-use super::{finish, print_json, usage, Common, Ctx, Fail, RunCommand, SCHEMA};
+use super::{finish, print_json, usage, Common, Ctx, Fail, RunCommand};
+use crate::family::command::CliError;
 use crate::gpu::{adapter_summaries, matching, AdapterSummary};
 use crate::kernels::FAMILIES;
 use crate::limits::{DeviceProfile, Limits, PRESETS};
@@ -132,18 +133,20 @@ pub fn info(g: &Globals, json: bool) -> Result<(), Fail> {
 
 /// The plan `tilekit plan` prints: the kernel's planner analysis under a preset's limits (or,
 /// with `gpu`, the adapter's), with the limits, the profile and where the limits came from. No
-/// GPU is opened for a preset.
+/// GPU is opened for a preset. `matmul` is the kernel a call of that shape gets: with the
+/// adapter, the library's own selection (the autotuner's cache, else the planner's rules), and
+/// who chose it; under a preset, the planner's rules.
 pub fn plan_for(
     kernel: &str,
     sizes: &[u64],
     limits: &str,
     profile: Option<&str>,
     gpu: Option<&Gpu>,
-) -> Result<(Plan, Limits, DeviceProfile, String), Fail> {
+) -> Result<PlanAnswer, Fail> {
     let kernels: Vec<_> = FAMILIES.iter().flat_map(|f| f.plans()).collect();
     let k = kernels
         .iter()
-        .find(|k| k.name == kernel || (kernel == "matmul" && k.name == "tiled-matmul"))
+        .find(|k| k.name == kernel)
         .ok_or_else(|| Error::Unknown {
             what: "kernel",
             got: kernel.into(),
@@ -164,23 +167,64 @@ pub fn plan_for(
         .enumerate()
         .map(|(i, (_, d))| sizes.get(i).copied().unwrap_or(*d))
         .collect();
-    let tiling = (k.make)(&full)?;
-    let (lim, profile, source) = match (limits, gpu) {
+    let (lim, profile, source, caps) = match (limits, gpu) {
         ("adapter", Some(gpu)) => (
             gpu.limits().clone(),
             gpu.profile.clone(),
             gpu.summary.name.clone(),
+            gpu.caps(),
         ),
         ("adapter", None) => return Err(usage("plan --limits adapter needs the GPU".to_string())),
         _ => {
             let l = Limits::preset(limits)?;
             let p = DeviceProfile::named(profile.unwrap_or("default"))?;
             let about = PRESETS.iter().find(|p| p.0 == limits).map_or("", |p| p.1);
-            (l, p, format!("the {limits} preset ({about})"))
+            let caps = crate::limits::Caps::preset(limits, &l);
+            (l, p, format!("the {limits} preset ({about})"), caps)
         }
     };
-    let plan = Planner::new(lim.clone(), profile.clone()).plan(tiling.as_ref())?;
-    Ok((plan, lim, profile, source))
+    // A matmul on this adapter: what a call of this shape gets (the library's choice); for
+    // `matmul` itself, that call's plan is the one shown.
+    let call = match (gpu, kernel.ends_with("matmul"), full.as_slice()) {
+        (Some(gpu), true, [m, kk, n]) => {
+            use crate::kernels::matmul::{Precision, Selection, Shape};
+            let shape = Shape::new(*m as usize, *kk as usize, *n as usize)?;
+            Some(gpu.select_matmul(shape, Precision::F32, &Selection::Auto)?)
+        }
+        _ => None,
+    };
+    let plan = match (&call, kernel) {
+        (Some(c), "matmul") if c.plan.is_some() => c.plan.clone().expect("checked"),
+        _ => {
+            let tiling = (k.make)(&full, &caps)?;
+            Planner::new(lim.clone(), profile.clone()).plan(tiling.as_ref())?
+        }
+    };
+    Ok(PlanAnswer {
+        plan,
+        limits: lim,
+        profile,
+        source,
+        call: call.map(|c| {
+            let tile = c.plan.map(|p| p.choice().label.clone());
+            (c.variant.name().to_string(), tile, c.chosen_by)
+        }),
+    })
+}
+
+/// What `tilekit plan` shows.
+pub struct PlanAnswer {
+    /// The plan.
+    pub plan: Plan,
+    /// The limits it was made under.
+    pub limits: Limits,
+    /// The device profile.
+    pub profile: DeviceProfile,
+    /// Whose limits.
+    pub source: String,
+    /// For a matmul on the adapter: the variant and tile a call of this shape gets, and who
+    /// chose them.
+    pub call: Option<(String, Option<String>, crate::plan::ChosenBy)>,
 }
 
 /// `tilekit plan`.
@@ -196,57 +240,42 @@ pub fn plan(
     } else {
         None
     };
-    let (plan, lim, profile, source) =
-        plan_for(kernel, sizes, limits, g.profile.as_deref(), gpu.as_ref())?;
-    // For a matmul on this adapter: what a call of this shape gets, and who chose it (the
-    // autotuner's cache or the planner's rules).
-    let call = match (&gpu, kernel.ends_with("matmul"), plan.sizes.as_slice()) {
-        (Some(gpu), true, [(_, m), (_, k), (_, n)]) => {
-            use crate::kernels::matmul::{select::ChosenBy, Precision, Shape};
-            let shape = Shape::new(*m as usize, *k as usize, *n as usize)?;
-            let c = gpu.choose_matmul(shape, Precision::F32)?;
-            let tile = match c.chosen_by {
-                ChosenBy::Tuner => c.tile.clone(),
-                _ => gpu
-                    .matmul_plan(c.variant, shape, None, None)?
-                    .map(|p| p.choice().label.clone()),
-            };
-            Some(json!({"variant": c.variant, "tile": tile, "chosen_by": c.chosen_by}))
-        }
-        _ => None,
-    };
+    let a = plan_for(kernel, sizes, limits, g.profile.as_deref(), gpu.as_ref())?;
+    let call = a
+        .call
+        .as_ref()
+        .map(|(v, tile, by)| json!({"variant": v, "tile": tile, "chosen_by": by}));
     if json {
         let mut m = Map::new();
-        m.insert("limits_of".into(), json!(source));
-        m.insert("limits".into(), json!(lim));
-        m.insert("profile".into(), json!(profile));
-        m.insert("plan".into(), json!(plan));
+        m.insert("limits_of".into(), json!(a.source));
+        m.insert("limits".into(), json!(a.limits));
+        m.insert("profile".into(), json!(a.profile));
+        m.insert("plan".into(), json!(a.plan));
         if let Some(c) = &call {
             m.insert("call".into(), c.clone());
         }
         print_json(m);
     } else {
-        if let Some(c) = &call {
+        if let Some((v, tile, by)) = &a.call {
             println!(
-                "a call of this shape gets {} {} (chosen by the {})\n",
-                c["variant"].as_str().unwrap_or(""),
-                c["tile"].as_str().unwrap_or(""),
-                if c["chosen_by"] == "tuner" {
-                    "autotuner's cache"
-                } else {
-                    "planner's rules"
+                "a call of this shape gets {v} {} (chosen by the {})\n",
+                tile.as_deref().unwrap_or(""),
+                match by {
+                    crate::plan::ChosenBy::Tuner => "autotuner's cache",
+                    _ => "planner's rules",
                 }
             );
         }
         println!(
-            "{} {} under {source}: max_compute_workgroup_storage_size {} B, max_compute_invocations_per_workgroup {}\nprofile {}: {}\n\n{}",
-            plan.kernel,
-            plan.size_text(),
-            lim.max_compute_workgroup_storage_size,
-            lim.max_compute_invocations_per_workgroup,
-            profile.name,
-            profile.source,
-            plan.table()
+            "{} {} under {}: max_compute_workgroup_storage_size {} B, max_compute_invocations_per_workgroup {}\nprofile {}: {}\n\n{}",
+            a.plan.kernel,
+            a.plan.size_text(),
+            a.source,
+            a.limits.max_compute_workgroup_storage_size,
+            a.limits.max_compute_invocations_per_workgroup,
+            a.profile.name,
+            a.profile.source,
+            a.plan.table()
         );
     }
     Ok(())
@@ -287,8 +316,8 @@ fn progress(len: Option<usize>) -> indicatif::ProgressBar {
     pb
 }
 
-fn io_err(p: &std::path::Path, e: std::io::Error) -> Error {
-    Error::Io {
+fn io_err(p: &std::path::Path, e: std::io::Error) -> CliError {
+    CliError::Io {
         path: p.display().to_string(),
         source: e,
     }
@@ -321,7 +350,7 @@ pub struct BenchArgs {
 }
 
 /// Each of `paths` checked as a place to write before the work starts.
-fn prepare(paths: &[&Option<PathBuf>]) -> Result<Vec<Option<Output>>, Error> {
+fn prepare(paths: &[&Option<PathBuf>]) -> Result<Vec<Option<Output>>, CliError> {
     paths
         .iter()
         .map(|p| p.as_deref().map(Output::prepare).transpose())
@@ -382,7 +411,7 @@ pub fn bench(g: &Globals, a: BenchArgs) -> Result<(), Fail> {
         println!("wrote {}", o.path().display());
     }
     if let Some(o) = &chart_out {
-        o.write(report.roofline().as_bytes())?;
+        o.write(crate::report::roofline(&report).as_bytes())?;
         println!("wrote {}", o.path().display());
     }
     if let Some(o) = &html_out {
@@ -478,11 +507,6 @@ pub fn tour(
     }
 }
 
-/// The schema version every JSON output carries.
-pub fn schema() -> u32 {
-    SCHEMA
-}
-
 /// `tilekit exercise list` and `tilekit exercise check NAME FILE`: exit 0 when the learner's
 /// kernel passes, 1 when it computes a wrong answer or does not compile, 2 on bad arguments.
 pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), Fail> {
@@ -507,7 +531,7 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
                 .open(&path)
                 .map_err(|e| {
                     if e.kind() == std::io::ErrorKind::AlreadyExists {
-                        Error::Usage(format!(
+                        CliError::Usage(format!(
                             "{} exists: tilekit does not overwrite it (your work); name another file or remove it",
                             path.display()
                         ))
@@ -546,7 +570,7 @@ pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
     use crate::kernels::matmul::{bench, tune, Precision, Shape};
     // The cache must take the winners: checked before the tuning, not after it.
     let path = tune::cache_path().ok_or_else(|| {
-        Error::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
+        CliError::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
     })?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;

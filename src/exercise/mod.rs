@@ -108,7 +108,7 @@ impl Verdict {
                 yours,
                 tilekits,
             } => {
-                let t = crate::cli::units::time;
+                let t = crate::family::units::time;
                 format!(
                     "{}: passed at {}\nspeed: yours {} ({}–{}), tilekit's {} ({}–{}): yours is {}",
                     ex.name,
@@ -405,14 +405,23 @@ fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> 
         })
 }
 
+/// The lesson's tiled kernel at TILE=16, whatever the planner would pick: the starter's shapes
+/// are chosen against it.
+fn tile16() -> matmul::Selection {
+    matmul::Selection::Forced {
+        variant: Mm::TILED,
+        tile: "TILE=16".into(),
+    }
+}
+
 fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
     Case {
         shape: format!("{m}×{k}×{n} (TILE=16)"),
         aligned,
         run: Box::new(move |g| {
-            let a = crate::cli::random_f32(m * k, 1);
-            let b = crate::cli::random_f32(k * n, 2);
-            let (c, _) = g.matmul_with(&a, &b, (m, k, n), Mm::TILED, Some("TILE=16"))?;
+            let a = crate::random::uniform_f32(m * k, 1);
+            let b = crate::random::uniform_f32(k * n, 2);
+            let (c, _) = g.matmul_with(&a, &b, (m, k, n), &tile16())?;
             let (exact, mag) = matmul::reference(&a, &b, m, k, n);
             Ok(c.iter().enumerate().find_map(|(i, &v)| {
                 let bound = matmul::f32_bound(k, mag[i]);
@@ -428,8 +437,8 @@ fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
 }
 
 fn matmul_speed(g: &Gpu, n: usize) -> Result<f64> {
-    let a = crate::cli::random_f32(n * n, 3);
-    let (_, run) = g.matmul_with(&a, &a, (n, n, n), Mm::TILED, Some("TILE=16"))?;
+    let a = crate::random::uniform_f32(n * n, 3);
+    let (_, run) = g.matmul_with(&a, &a, (n, n, n), &tile16())?;
     Ok(run.timing.seconds)
 }
 
@@ -448,7 +457,7 @@ fn reverse_case(n: usize) -> Case {
 
 /// Small whole numbers as f32: their sums are exact, so the check is exact.
 fn whole_floats(n: usize, seed: u64) -> Vec<f32> {
-    crate::cli::random_f32(n, seed)
+    crate::random::uniform_f32(n, seed)
         .iter()
         .map(|x| (x * 100.0).round())
         .collect()
@@ -489,7 +498,7 @@ fn transpose_case(rows: usize, cols: usize, aligned: bool) -> Case {
 }
 
 fn bytes(n: usize, seed: u64) -> Vec<u8> {
-    crate::cli::random_f32(n, seed)
+    crate::random::uniform_f32(n, seed)
         .iter()
         .map(|x| ((x + 1.0) * 127.9) as u8)
         .collect()

@@ -8,45 +8,13 @@
 //! Its tests are `tests/F.rs`, its example `examples/NN_*.rs`. Adding a family is a new folder
 //! and one line in [`FAMILIES`]; adding a variant changes only its family's folder.
 
+pub(crate) use crate::family::{fitting, Family};
+pub use crate::family::{MakeTiling, Module, PipelineUse, PlanKernel};
 use crate::launch::Timing;
 use crate::pipeline::Shader;
-use crate::plan::{Plan, Planner, Tiling};
+use crate::plan::{Plan, Planner};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
-
-/// A fieldless enum of a family's variants (or operators) with its command-line names: `ALL`
-/// (in the lesson's order), `name()` and `parse()` (a typed error lists the choices).
-macro_rules! named_enum {
-    ($(#[$m:meta])* pub enum $name:ident ($what:literal) { $($(#[$vm:meta])* $v:ident => $s:literal,)+ }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-        pub enum $name {
-            $($(#[$vm])* #[serde(rename = $s)] $v,)+
-        }
-
-        impl $name {
-            /// Every one, in the lesson's order.
-            pub const ALL: [$name; [$($s),+].len()] = [$($name::$v),+];
-
-            /// The name on the command line.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($name::$v => $s,)+
-                }
-            }
-
-            /// Parse a name; an unknown one is a typed error listing the choices.
-            pub fn parse(s: &str) -> crate::Result<$name> {
-                $name::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| crate::Error::Unknown {
-                    what: $what,
-                    got: s.to_string(),
-                    choices: $name::ALL.iter().map(|v| v.name().to_string()).collect(),
-                })
-            }
-        }
-    };
-}
-pub(crate) use named_enum;
 
 pub mod blur;
 pub mod carve;
@@ -59,7 +27,7 @@ pub mod wide;
 
 /// Every kernel family, in the order of the lessons. The command line, bench, tour, planner and
 /// shader tests iterate over this list: one line registers a family.
-pub static FAMILIES: &[&dyn Family] = &[
+pub(crate) static FAMILIES: &[&dyn Family] = &[
     &matmul::FAMILY,
     &reverse::FAMILY,
     &reduce::FAMILY,
@@ -71,7 +39,7 @@ pub static FAMILIES: &[&dyn Family] = &[
 ];
 
 /// The family named `name`.
-pub fn family(name: &str) -> Result<&'static dyn Family> {
+pub(crate) fn family(name: &str) -> Result<&'static dyn Family> {
     FAMILIES
         .iter()
         .copied()
@@ -83,95 +51,9 @@ pub fn family(name: &str) -> Result<&'static dyn Family> {
         })
 }
 
-/// A shader module a family builds, and the optional features it needs (an adapter without them
-/// never builds it; every other module of the family still works).
-#[derive(Clone, Debug)]
-pub struct Module {
-    /// The source (every element-type specialisation is its own module).
-    pub shader: Shader,
-    /// Optional wgpu features the module needs.
-    pub needs: wgpu::Features,
-}
-
-/// One pipeline a family can launch: a module, an entry point and a set of override constants
-/// the planner can emit (the shader tests translate every one for every back end).
-#[derive(Clone, Debug)]
-pub struct PipelineUse {
-    /// The module.
-    pub module: Module,
-    /// The entry point.
-    pub entry: String,
-    /// The override constants.
-    pub constants: Vec<(String, f64)>,
-}
-
-impl PipelineUse {
-    /// A pipeline of `module` at `entry` with the constants of `plan`'s choice (or none).
-    pub fn new(module: &Module, entry: &str, constants: Vec<(String, f64)>) -> PipelineUse {
-        PipelineUse {
-            module: module.clone(),
-            entry: entry.to_string(),
-            constants,
-        }
-    }
-}
-
-/// A kernel `tilekit plan` can size: its name, its sizes with defaults, and how to build its
-/// [`Tiling`] from them.
-pub struct PlanKernel {
-    /// Name on the command line (`tiled-matmul`).
-    pub name: &'static str,
-    /// The sizes it takes, in order, with defaults.
-    pub sizes: &'static [(&'static str, u64)],
-    /// The tiling for those sizes (a typed error for sizes out of range).
-    pub make: fn(&[u64]) -> Result<Box<dyn Tiling>>,
-}
-
-/// Every candidate of `tiling` that fits `planner`'s limits, as (label, constants): what the
-/// planner can emit for it.
-pub fn fitting(planner: &Planner, tiling: &dyn Tiling) -> Vec<Vec<(String, f64)>> {
-    planner
-        .analyse(tiling)
-        .into_iter()
-        .filter(|c| c.refused.is_none())
-        .map(|c| {
-            c.constants
-                .into_iter()
-                .map(|(k, v)| (k, v as f64))
-                .collect()
-        })
-        .collect()
-}
-
-/// A kernel family: one lesson, its kernels and everything that presents them.
-pub trait Family: Sync {
-    /// Short name (`matmul`).
-    fn name(&self) -> &'static str;
-    /// One line: what the family teaches and where the lesson comes from.
-    fn about(&self) -> &'static str;
-    /// Every shader module it builds, with the features each needs.
-    fn modules(&self) -> Vec<Module>;
-    /// Every pipeline it can launch under `planner`'s limits (every variant, every candidate
-    /// that fits, with the constants the planner would set).
-    fn pipelines(&self, planner: &Planner) -> Vec<PipelineUse>;
-    /// The kernels `tilekit plan` sizes.
-    fn plans(&self) -> Vec<PlanKernel> {
-        Vec::new()
-    }
-    /// Its `tilekit run` subcommands.
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand>;
-    /// Add its cases to a bench run.
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()>;
-    /// Its lessons in the tour.
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson>;
-}
-
 /// The shader modules outside any family: the poison fill, the bench's FMA ceiling and the f32 ↔
 /// f16 conversion.
-pub fn infrastructure_modules() -> Vec<Module> {
+fn infrastructure_modules() -> Vec<Module> {
     vec![
         Module {
             shader: crate::buffer::fill_shader(),
@@ -186,6 +68,30 @@ pub fn infrastructure_modules() -> Vec<Module> {
             needs: wgpu::Features::empty(),
         },
     ]
+}
+
+/// Every family's name and what it teaches, in the lessons' order.
+pub fn families() -> Vec<(&'static str, &'static str)> {
+    FAMILIES.iter().map(|f| (f.name(), f.about())).collect()
+}
+
+/// Every shader module tilekit builds: each family's, then the infrastructure's (the poison
+/// fill, the FMA ceiling, the f32 ↔ f16 conversion), with the optional features each needs.
+pub fn modules() -> Vec<Module> {
+    let mut all: Vec<Module> = FAMILIES.iter().flat_map(|f| f.modules()).collect();
+    all.extend(infrastructure_modules());
+    all
+}
+
+/// Every pipeline family `family` can launch under `planner`'s limits: each variant at each
+/// candidate the planner would accept, with its override constants (what wgpu would build).
+pub fn pipelines(family_name: &str, planner: &Planner) -> Result<Vec<PipelineUse>> {
+    Ok(family(family_name)?.pipelines(planner))
+}
+
+/// Every kernel `tilekit plan` can size, across the families.
+pub fn plan_kernels() -> Vec<PlanKernel> {
+    FAMILIES.iter().flat_map(|f| f.plans()).collect()
 }
 
 /// A 32-bit element: the kernels that only move words (reverse, copy) take any of these.

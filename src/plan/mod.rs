@@ -89,18 +89,37 @@ pub struct Candidate {
     pub workgroups: u64,
     /// Slices of K computed separately and summed (1: no split).
     pub splits: u32,
+    /// The depth of K each split computes (a multiple of the kernel's granule; K itself without
+    /// a split; 0 for a kernel that never splits K).
+    pub k_split: u32,
 }
 
-/// Who made the choice in a [`Plan`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's
+/// cache) or of a run's variant (the caller naming one, the autotuner's cache, the planner's
+/// rules). One type for both, so that text and JSON say it the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChosenBy {
     /// The planner's analysis (the fallback, and the explanation).
     Planner,
-    /// The caller forced a candidate by label.
+    /// The caller forced a tile by label.
     Forced,
     /// The autotuner's cache for this adapter and shape bucket (`tilekit tune`).
     Tuner,
+    /// The caller named the variant.
+    Caller,
+}
+
+impl std::fmt::Display for ChosenBy {
+    /// The same word as the JSON (`planner`, `forced`, `tuner`, `caller`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ChosenBy::Planner => "planner",
+            ChosenBy::Forced => "forced",
+            ChosenBy::Tuner => "tuner",
+            ChosenBy::Caller => "caller",
+        })
+    }
 }
 
 /// The planner's answer: the chosen candidate, the constants and dispatch that go with it, and
@@ -344,15 +363,19 @@ impl Planner {
                     .map(|e| e.to_string());
                 // Split K by waves of the workgroups resident at once; the fill score then
                 // counts the split (a few large blocks over a deep K fill the GPU by splitting).
-                let splits = spec.split_k.map_or(1, |split| {
+                // The depth each split gets is rounded to the kernel's granule, which can lower
+                // the count: the plan records what the launch will run.
+                let (splits, k_split) = spec.split_k.map_or((1, 0), |split| {
                     let slots = self.profile.multiprocessors.unwrap_or(16).max(1) as u64
                         * res.workgroups.max(1) as u64;
-                    split_k_waves(
+                    let wanted = split_k_waves(
                         spec.workgroups,
                         split,
                         slots,
                         self.limits.max_binding_bytes(),
-                    )
+                    );
+                    let (depth, n) = split.shares(wanted);
+                    (n, depth)
                 });
                 let workgroups = spec.workgroups * splits as u64;
                 let score = if refused.is_some() {
@@ -375,6 +398,7 @@ impl Planner {
                     score,
                     workgroups,
                     splits,
+                    k_split,
                 }
             })
             .collect()
@@ -421,8 +445,8 @@ impl Planner {
                         c.label.eq_ignore_ascii_case(label)
                             || c.label.starts_with(&format!("{label},"))
                     })
-                    .ok_or_else(|| Error::Unknown {
-                        what: "tile",
+                    .ok_or_else(|| Error::UnknownTile {
+                        kernel: name.to_string(),
                         got: label.to_string(),
                         choices: candidates.iter().map(|c| c.label.clone()).collect(),
                     })?;
@@ -469,15 +493,15 @@ impl Planner {
                 r.occupancy * 100.0,
                 self.profile.name
             ),
-            ChosenBy::Planner => format!(
+            ChosenBy::Planner | ChosenBy::Caller => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive; on a CPU adapter residency does not apply, so only the limits and the reuse count",
                 c.label, c.reuse
             ),
         };
         let why = if c.splits > 1 {
             format!(
-                "{why}; K in {} splits, so that its {} workgroups fill the GPU in waves",
-                c.splits, c.workgroups
+                "{why}; K in {} splits of {}, so that its {} workgroups fill the GPU in waves",
+                c.splits, c.k_split, c.workgroups
             )
         } else {
             why

@@ -6,16 +6,31 @@
 use super::cdiv;
 use serde::Serialize;
 
-/// What a candidate allows splitting: the depth K, the least depth one split may have, and the
-/// bytes of one partial product (the whole output in f32).
+/// What a candidate allows splitting: the depth K, the least depth one split may have, the
+/// multiple of K every split's depth must be (the kernel's step: two slices of BK for a kernel
+/// that runs slices in pairs), and the bytes of one partial product (the whole output in f32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SplitK {
     /// The depth to split.
     pub k: u32,
     /// The least depth per split.
     pub min_k: u32,
+    /// Every split's depth is a multiple of this (≥ 1).
+    pub granule: u32,
     /// Bytes of one partial product.
     pub partial_bytes: u64,
+}
+
+impl SplitK {
+    /// The depth of each split and how many there are, for `splits` wanted: each split's depth
+    /// rounded up to the granule, so the count the launch runs can be lower than asked (K =
+    /// 1284 in slices of 16 asked for 10 splits gets 9 of 144). The plan records both; the
+    /// launch takes them from the plan.
+    pub fn shares(&self, splits: u32) -> (u32, u32) {
+        let g = self.granule.max(1);
+        let depth = self.k.div_ceil(splits.max(1)).div_ceil(g) * g;
+        (depth.max(g), self.k.div_ceil(depth.max(g)))
+    }
 }
 
 /// The number of splits for `groups` output blocks when `slots` workgroups run at once
@@ -49,7 +64,29 @@ mod tests {
         SplitK {
             k,
             min_k: 128,
+            granule: 1,
             partial_bytes,
+        }
+    }
+
+    #[test]
+    fn shares_round_to_the_granule_and_cover_k() {
+        let s = SplitK {
+            k: 1284,
+            min_k: 128,
+            granule: 16,
+            partial_bytes: 4,
+        };
+        // 10 asked: ceil(1284 / 10) = 129, rounded to 144: 9 splits cover 1296 ≥ 1284.
+        assert_eq!(s.shares(10), (144, 9));
+        assert_eq!(s.shares(1), (1296, 1));
+        for want in 1..40 {
+            let (depth, n) = s.shares(want);
+            assert_eq!(depth % 16, 0);
+            assert!(
+                n <= want && depth * n >= 1284 && depth * (n - 1) < 1284,
+                "{want}"
+            );
         }
     }
 

@@ -2,6 +2,8 @@
 //! random inputs and the error bounds of DESIGN.md "Measuring".
 #![allow(dead_code)]
 
+pub mod npy;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;

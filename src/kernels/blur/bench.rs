@@ -1,7 +1,7 @@
 //! The blur's bench cases: both variants, r = 2, on a 4096² image (256² with `--quick`).
 
 use super::{reference, verify, Variant};
-use crate::bench::{rand_f32, Bench, Bound};
+use crate::family::bench::{rand_f32, Bench, Bound};
 use crate::Result;
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {

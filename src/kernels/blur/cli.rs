@@ -3,9 +3,9 @@
 //! reference. An empty image gives an empty image; integer images are refused.
 
 use super::{reference, Variant, MAX_RADIUS};
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 use std::path::PathBuf;

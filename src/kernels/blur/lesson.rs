@@ -1,8 +1,8 @@
 //! Lesson 09: the blur and its compute-to-global-memory-access ratio (PMPP fig 4.1).
 
 use super::{reference, verify, Variant};
-use crate::cli::units::{bandwidth, time};
-use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
 
 /// The lesson.

@@ -5,7 +5,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
@@ -69,7 +69,7 @@ impl Tiling for BlurTiling {
     }
 }
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// Blur kernels.
     pub enum Variant ("blur variant") {
         /// Every window pixel from global memory (fig 4.1).
@@ -263,7 +263,7 @@ impl Family for Blur {
         vec![PlanKernel {
             name: "blur",
             sizes: &[("W", 1024), ("H", 1024), ("R", 1)],
-            make: |s| {
+            make: |s, _| {
                 Ok(Box::new(BlurTiling {
                     width: size_u32("W", s[0])?,
                     height: size_u32("H", s[1])?,
@@ -274,17 +274,17 @@ impl Family for Blur {
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -1,8 +1,8 @@
 //! `tilekit run carve`: reverse N records (an int32, a float32 and four bytes each) through one
 //! workgroup pool carved into three parts, each part checked against the CPU.
 
-use crate::cli::units::time;
-use crate::cli::{random_f32, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::command::{random_f32, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::units::time;
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! Lesson 10: several arrays carved from one workgroup allocation.
 
-use crate::tour::{Lesson, Report, Size};
+use crate::family::lesson::{Lesson, Report, Size};
 use crate::{Gpu, Result};
 
 /// The lesson.
@@ -34,7 +34,7 @@ pub fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     ));
     r.key = "three parts, one allocation".into();
     // The one workgroup array holds N i32 words, N f32 words and 4N bytes packed 4 per word.
-    r.charts.push(crate::tour::Chart {
+    r.charts.push(crate::family::lesson::Chart {
         title: format!("words of the one workgroup allocation, N = {n}"),
         unit: "words".into(),
         bars: vec![

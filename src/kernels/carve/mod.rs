@@ -3,7 +3,7 @@
 
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{len_u32, Family, Module, PipelineUse, Run};
@@ -141,18 +141,18 @@ impl Family for Carve {
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, _: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, _: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         // One workgroup of at most 1,024 records: a lesson in layout, not in speed.
         Ok(())
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -1,9 +1,8 @@
 //! The histogram's bench cases: both variants on 2²⁸ uniform bytes (2²⁰ with `--quick`).
 
 use super::{pack_bytes, Values, Variant};
-use crate::bench::{Bench, Bound};
+use crate::family::bench::{Bench, Bound};
 use crate::Result;
-use rand::{rngs::StdRng, Rng, SeedableRng};
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     if !b.wants("histogram/") {
@@ -11,8 +10,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     }
     let gpu = b.gpu;
     let n = b.pick(1 << 20, 1 << 28);
-    let mut rng = StdRng::seed_from_u64(5);
-    let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+    let mut rng = crate::random::Rng::new(5);
+    let bytes: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
     let mut expected = [0u32; 256];
     bytes.iter().for_each(|&v| expected[v as usize] += 1);
     let words = gpu.upload("histogram input", &pack_bytes(&bytes))?;

@@ -4,10 +4,10 @@
 //! gives 256 zeros; other dtypes are refused.
 
 use super::Variant;
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
-use crate::Error;
+use crate::family::command::CliError;
+use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             match a.data {
                 Data::U8(_) | Data::U32(_) => a.data,
                 other => {
-                    return Err(Error::Npy {
+                    return Err(CliError::Npy {
                         path: p.display().to_string(),
                         message: format!(
                             "histogram takes uint8 or uint32, found {}",

@@ -1,10 +1,9 @@
 //! Lesson 07: workgroup atomics against global atomics on skewed bytes.
 
 use super::{pack_bytes, Values, Variant};
-use crate::cli::units::{bandwidth, time};
-use crate::tour::{Chart, Lesson, Report, Size};
+use crate::family::lesson::{Chart, Lesson, Report, Size};
+use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
-use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// The lesson.
 pub const LESSON: Lesson = Lesson {
@@ -24,14 +23,14 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         include_str!("../../../shaders/histogram.wgsl"),
     );
     let n = size.pick(1 << 20, 256 << 20);
-    let mut rng = StdRng::seed_from_u64(7);
+    let mut rng = crate::random::Rng::new(7);
     // Skewed bytes: half of them fall in one bin, the worst case for atomics.
     let data: Vec<u8> = (0..n)
         .map(|_| {
-            if rng.random::<bool>() {
+            if rng.next_u32() & 1 == 1 {
                 42
             } else {
-                rng.random()
+                rng.next_u32() as u8
             }
         })
         .collect();

@@ -6,7 +6,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{len_u32, Family, Module, PipelineUse, Run};
@@ -24,7 +24,7 @@ const USAGE: KernelUse = KernelUse {
     registers: 12,
 };
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// Where the counting happens.
     pub enum Variant ("histogram variant") {
         /// Count in `array<atomic<u32>, 256>` workgroup memory, merge once per bin per workgroup.
@@ -175,17 +175,17 @@ impl Family for Histogram {
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -3,9 +3,9 @@
 //! with the variant the library chooses for each, so that the whole call is judged where users
 //! call it (BENCHMARKS.md compares each with cuBLAS).
 
-use super::{f16_bound, f32_bound, verify_sampled, Precision, Shape, Variant};
-use crate::bench::{rand_f32, Bench, Bound};
+use super::{f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant};
 use crate::buffer::DeviceBuffer;
+use crate::family::bench::{rand_f32, Bench, Bound};
 use crate::{Gpu, Result};
 use half::f16;
 
@@ -49,8 +49,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
         let dc = gpu.alloc::<f32>("C", n * n)?;
         let shape = Shape::new(n, n, n)?;
-        for v in Variant::all().filter(|v| v.kernel().precision() == Precision::F32) {
-            if gpu.require(v.kernel().needs(), v.name()).is_err() {
+        for v in Variant::all().filter(|v| v.precision() == Precision::F32) {
+            if gpu.require(v.needs(), v.name()).is_err() {
                 continue;
             }
             b.measure(
@@ -60,7 +60,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 Bound::Compute,
                 |check| {
-                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, None)?;
+                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))?;
                     let ok = !check || {
                         let c = gpu.read(&dc)?;
                         verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok()
@@ -81,7 +81,6 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
             let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
             let dc = gpu.alloc::<f32>("C", m * n)?;
-            let choice = gpu.choose_matmul(shape, Precision::F32)?;
             b.measure(
                 &name,
                 format!("{m}×{k}×{n}"),
@@ -89,15 +88,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 Bound::Compute,
                 |check| {
-                    let run = gpu.matmul_chosen(
-                        &da,
-                        &db,
-                        &dc,
-                        shape,
-                        choice.variant,
-                        choice.tile.as_deref(),
-                        choice.chosen_by,
-                    )?;
+                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)?;
                     let ok = !check || {
                         let c = gpu.read(&dc)?;
                         verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
@@ -105,7 +96,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                     Ok((
                         run.timing.seconds,
                         ok,
-                        format!("{} {} ({:?})", run.variant, run.tile, run.chosen_by),
+                        format!("{} {} ({})", run.variant, run.tile, run.chosen_by),
                     ))
                 },
             )?;
@@ -127,7 +118,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Compute,
             |check| {
                 let start = std::time::Instant::now();
-                let (c, run) = gpu.matmul_read(&da, &db, &dc, shape)?;
+                let (c, run) = gpu.matmul_read(&da, &db, &dc, shape, &Selection::Auto)?;
                 let wall = start.elapsed().as_secs_f64();
                 let ok = !check || verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok();
                 Ok((wall, ok, format!("wall time, {}", run.variant)))
@@ -198,14 +189,14 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
     let shape = Shape::new(n, n, n)?;
     let ops = F16Operands::new(gpu, (n, n, n))?;
     let mut runs: Vec<(Variant, Option<String>)> = Vec::new();
-    for v in Variant::all().filter(|v| v.kernel().precision() == Precision::F16) {
+    for v in Variant::all().filter(|v| v.precision() == Precision::F16) {
         let name = format!("matmul-f16/{}", v.name());
-        if !b.available(&name, v.kernel().needs()) {
+        if !b.available(&name, v.needs()) {
             continue;
         }
         runs.push((v, None));
         if v == Variant::COOP {
-            if let Some(t) = v.kernel().tiling(shape, &super::Caps::of(gpu))? {
+            if let Some(t) = v.tiling(shape, &gpu.caps())? {
                 for c in gpu.planner().analyse(t.as_ref()) {
                     if c.refused.is_none() {
                         runs.push((v, Some(c.label)));
@@ -227,8 +218,13 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
             shape.flops(),
             Bound::Compute,
             |check| {
-                let run =
-                    gpu.matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, v, tile.as_deref())?;
+                let run = gpu.matmul_on_device(
+                    &ops.da,
+                    &ops.db,
+                    &ops.dc,
+                    shape,
+                    &Selection::from_options(Some(v), tile.clone()),
+                )?;
                 let ok = !check || ops.verify(gpu, (n, n, n))?;
                 Ok((run.timing.seconds, ok, run.tile))
             },
@@ -242,7 +238,6 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
         }
         let shape = Shape::new(m, k, n)?;
         let ops = F16Operands::new(gpu, (m, k, n))?;
-        let choice = gpu.choose_matmul(shape, Precision::F16)?;
         b.measure(
             &name,
             format!("{m}×{k}×{n}"),
@@ -250,20 +245,13 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
             shape.flops(),
             Bound::Compute,
             |check| {
-                let run = gpu.matmul_chosen(
-                    &ops.da,
-                    &ops.db,
-                    &ops.dc,
-                    shape,
-                    choice.variant,
-                    choice.tile.as_deref(),
-                    choice.chosen_by,
-                )?;
+                let run =
+                    gpu.matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, &Selection::Auto)?;
                 let ok = !check || ops.verify(gpu, (m, k, n))?;
                 Ok((
                     run.timing.seconds,
                     ok,
-                    format!("{} {} ({:?})", run.variant, run.tile, run.chosen_by),
+                    format!("{} {} ({})", run.variant, run.tile, run.chosen_by),
                 ))
             },
         )?;
@@ -295,9 +283,7 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
         .contains(&(m, k, n))
             || b.cfg.quick
         {
-            let tiling = Variant::PIPELINED
-                .kernel()
-                .tiling(shape, &super::Caps::of(gpu))?;
+            let tiling = Variant::PIPELINED.tiling(shape, &gpu.caps())?;
             if let Some(t) = tiling {
                 for c in gpu.planner().analyse(t.as_ref()) {
                     if c.refused.is_none() {
@@ -319,7 +305,13 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 Bound::Compute,
                 |check| {
-                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, v, tile.as_deref())?;
+                    let run = gpu.matmul_on_device(
+                        &da,
+                        &db,
+                        &dc,
+                        shape,
+                        &Selection::from_options(Some(v), tile.clone()),
+                    )?;
                     let ok = !check || {
                         let c = gpu.read(&dc)?;
                         verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()

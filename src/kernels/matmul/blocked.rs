@@ -129,13 +129,13 @@ impl Kernel for Blocked {
             tiles_x,
         });
         let (a_at, b_at) = if vec4 { (4, 5) } else { (0, 1) };
-        let step = gpu.step(
+        let step = gpu.planned_step(
             &lesson_module().shader,
             if vec4 { "blocked_vec4" } else { "blocked" },
-            &plan.constants(),
+            plan,
             &[(a_at, io.a), (b_at, io.b), (2, io.c), (3, params.bind())],
-            tiles_x as u64 * shape.m.div_ceil(bm) as u64,
         )?;
+        let _ = bm;
         let label = &plan.choice().label;
         Ok(Launch {
             steps: vec![step],
@@ -145,6 +145,8 @@ impl Kernel for Blocked {
             } else {
                 label.clone()
             },
+            dispatch: plan.dispatch,
+            splits: (1, shape.k),
         })
     }
 

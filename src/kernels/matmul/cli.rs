@@ -4,11 +4,10 @@
 //! Empty dimensions give NumPy's answer (zeros of M×N) without a launch; integer matrices are
 //! refused.
 
-use super::select::ChosenBy;
-use super::{f16_input_bound, f32_bound, reference, Precision, Shape, Variant};
-use crate::cli::units::{bytes, flops, time};
-use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use super::{f16_input_bound, f32_bound, reference, Precision, Selection, Shape, Variant};
+use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bytes, flops, time};
 use crate::Error;
 use clap::{Args, FromArgMatches};
 use half::f16;
@@ -158,33 +157,21 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         _ if compute_f16 => Precision::F16,
         _ => Precision::F32,
     };
-    let (variant, chosen_by, tuned_tile) = match &args.variant {
-        Some(s) => (Variant::parse(s)?, ChosenBy::Caller, None),
-        None => {
-            let c = gpu.choose_matmul(shape, precision)?;
-            (c.variant, c.chosen_by, c.tile)
-        }
-    };
-    // The autotuner's tile goes with its variant, unless the caller forced one.
-    let tile = args.tile.clone().or(tuned_tile);
-    let (c, mut run) = match precision {
+    // `--variant` and `--tile` as one selection, resolved once per call by the library.
+    let variant = args.variant.as_deref().map(Variant::parse).transpose()?;
+    let selection = Selection::from_options(variant, args.tile.clone());
+    let (c, run) = match precision {
         Precision::F16 if compute_f16 => {
-            ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), Some(variant), tile.as_deref()))?
+            ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), &selection))?
         }
-        Precision::F32 => {
-            let (c, run) =
-                ctx.warm(|| gpu.matmul_with(&av, &bv, (mm, kk, nn), variant, tile.as_deref()))?;
-            (c, run)
-        }
+        Precision::F32 => ctx.warm(|| gpu.matmul_with(&av, &bv, (mm, kk, nn), &selection))?,
         Precision::F16 => {
             let a16: Vec<f16> = av.iter().map(|&x| f16::from_f32(x)).collect();
             let b16: Vec<f16> = bv.iter().map(|&x| f16::from_f32(x)).collect();
-            let (c, run) =
-                ctx.warm(|| gpu.matmul_with(&a16, &b16, (mm, kk, nn), variant, tile.as_deref()))?;
+            let (c, run) = ctx.warm(|| gpu.matmul_with(&a16, &b16, (mm, kk, nn), &selection))?;
             (c.iter().map(|x| x.to_f32()).collect(), run)
         }
     };
-    run.chosen_by = chosen_by;
     let out = Array {
         data: like.float_like(c),
         shape: out_shape.clone(),
@@ -222,7 +209,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         .map(|p| p.table())
         .unwrap_or_else(|| format!("{}: no tile to choose\n", run.variant));
     let text = format!(
-        "matmul {shape} {} {}{} ({}, chosen by {:?}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
+        "matmul {shape} {} {}{} ({}, chosen by the {}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
         run.variant,
         out.data.dtype(),
         if compute_f16 { " computed in f16" } else { "" },

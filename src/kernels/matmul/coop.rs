@@ -164,6 +164,7 @@ impl Tiling for CoopTiling {
                 split_k: Some(SplitK {
                     k: round4(self.shape.k),
                     min_k: 8 * bk,
+                    granule: bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
             }
@@ -234,10 +235,10 @@ impl Kernel for Coop {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        // The plan's split of K (by waves of the workgroups resident at once).
-        let mut splits = plan.choice().splits;
-        let k_split = k4.div_ceil(splits).div_ceil(bk) * bk;
-        splits = k4.div_ceil(k_split);
+        // The plan's split of K (by waves of the workgroups resident at once), each split a
+        // whole number of BK slices.
+        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+        let _ = bk;
         // One slice stores C directly (the epilogue checks bounds, so no padded columns);
         // several write f32 partials with rows of n4 for `sum_splits`.
         let ld = if splits == 1 { n } else { n4 };
@@ -254,14 +255,13 @@ impl Kernel for Coop {
             _pad: [0; 3],
         });
         let (a, b, c, main) = frame.output(gpu, splits, ld)?;
-        let step = gpu.step(
+        let step = gpu.planned_step(
             &main,
             "coop",
-            &plan.constants(),
+            plan,
             &[(0, a), (1, b), (2, c), (3, params.bind())],
-            tiles as u64 * splits as u64,
         )?;
-        frame.finish(gpu, step, &plan.choice().label)
+        frame.finish(gpu, step, plan)
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

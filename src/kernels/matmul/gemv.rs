@@ -85,6 +85,8 @@ impl Tiling for GemvTiling {
                 split_k: Some(SplitK {
                     k: round4(self.shape.k),
                     min_k: 256,
+                    // 128-bit loads along K.
+                    granule: 4,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
             })
@@ -161,11 +163,9 @@ impl Kernel for Gemv {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let col_groups = (n4 / 4).div_ceil(wx);
         let row_blocks = m.div_ceil(MB);
-        let groups = col_groups as u64 * row_blocks as u64;
-        // The plan's split of K (see `split_k` among the candidates).
-        let mut splits = plan.choice().splits;
-        let k_split = k4.div_ceil(splits).div_ceil(4) * 4;
-        splits = k4.div_ceil(k_split);
+        // The plan's split of K (see `split_k` among the candidates), each split a multiple of
+        // 4 deep (128-bit loads).
+        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
         let params = gpu.uniform(&Params {
             m,
             k: k4,
@@ -177,14 +177,13 @@ impl Kernel for Gemv {
             _pad: 0,
         });
         let (a, b, c, main) = frame.output(gpu, splits, n4)?;
-        let step = gpu.step(
+        let step = gpu.planned_step(
             &main,
             "gemv",
-            &plan.constants(),
+            plan,
             &[(0, a), (1, b), (2, c), (3, params.bind())],
-            groups * splits as u64,
         )?;
-        frame.finish(gpu, step, &plan.choice().label)
+        frame.finish(gpu, step, plan)
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

@@ -4,10 +4,10 @@
 //! matrix units (tensor cores) with f16 operands.
 
 use super::tiled::TiledTiling;
-use super::{f32_bound, verify, verify_sampled, Precision, Shape, Variant};
+use super::{f32_bound, verify, verify_sampled, Precision, Selection, Shape, Variant};
+use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
 use crate::limits::{DeviceProfile, Limits};
 use crate::plan::{residency, KernelUse, Planner};
-use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
 use crate::{Gpu, Result};
 
 /// The family's lessons.
@@ -63,7 +63,7 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     };
     for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
         gpu.poison(&dc)?;
-        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
         let ok = if exact.is_empty() {
             verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
         } else {
@@ -82,8 +82,8 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
             run.tile,
             run.ratio,
             predicted,
-            crate::cli::units::time(m.median),
-            crate::cli::units::flops(run.flops as f64 / m.median),
+            crate::family::units::time(m.median),
+            crate::family::units::flops(run.flops as f64 / m.median),
         ));
         ratio
             .bars
@@ -239,12 +239,14 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     // f32 on the scalar units: the blocked kernel of lesson 02 (the fast one where it fits).
     let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
     let dc = gpu.alloc::<f32>("C", n * n)?;
-    let f32_variant = gpu.choose_matmul(shape, Precision::F32)?.variant;
+    let f32_variant = gpu
+        .select_matmul(shape, Precision::F32, &Selection::Auto)?
+        .variant;
     for v in [Variant::BLOCKED, f32_variant] {
         if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
             continue;
         }
-        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
         r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
         let run = m.run.clone();
         if fastest_f32.as_ref().is_none_or(|f| m.median < f.median) {
@@ -254,8 +256,8 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
             "f32 {:<14} {:<22} {:>10} {:>14}",
             v.name(),
             run.tile,
-            crate::cli::units::time(run.timing.seconds),
-            crate::cli::units::flops(run.flop_per_second())
+            crate::family::units::time(run.timing.seconds),
+            crate::family::units::flops(run.flop_per_second())
         ));
         speed.bars.push((v.name().into(), run.gflops(), None));
     }
@@ -264,12 +266,12 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
     let dc = gpu.alloc::<f16>("C", n * n)?;
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
-        let plan = gpu.matmul_plan(v, shape, None, None);
+        let plan = gpu.plan_matmul(v, shape, None);
         if let Err(e) = plan {
             r.line(format!("f16 {:<14} skipped: {e}", v.name()));
             continue;
         }
-        let (m, c) = gpu.matmul_steady((&da, &db, &dc), shape, v, None)?;
+        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
         r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok();
         let vs = fastest_f32
             .as_ref()
@@ -281,8 +283,8 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
             "f16 {:<14} {:<22} {:>10} {:>14} | {vs}",
             v.name(),
             run.tile,
-            crate::cli::units::time(run.timing.seconds),
-            crate::cli::units::flops(run.flop_per_second())
+            crate::family::units::time(run.timing.seconds),
+            crate::family::units::flops(run.flop_per_second())
         ));
         speed.bars.push((v.name().into(), run.gflops(), None));
         best = Some((v, vs));

@@ -16,35 +16,36 @@ pub mod coop;
 pub mod gemv;
 pub mod naive;
 pub mod pipelined;
-pub mod select;
+mod select;
 mod support;
 pub mod tiled;
-#[cfg(feature = "cli")]
 pub mod tune;
 mod verify;
+
+pub use select::{Chosen, Selection, GEMV_MAX_M};
 
 pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verify_sampled};
 
 pub use support::Types;
 
 #[cfg(feature = "cli")]
-pub mod bench;
+pub(crate) mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
-pub mod lesson;
+#[cfg(feature = "tour")]
+mod lesson;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
-use crate::gpu::CoopConfig;
+use crate::dispatch::Dispatch;
 use crate::launch::{Step, Timing};
-use crate::plan::{Plan, Planner, Tiling};
+use crate::plan::{ChosenBy, Plan, Planner, Tiling};
 use crate::pool::Bind;
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
 
 /// Every matmul variant, in the lesson's order. One line registers one; the command line, the
 /// bench, the autotuner, the shader tests and the selection iterate over this list.
-pub static VARIANTS: &[&dyn Kernel] = &[
+static VARIANTS: &[&dyn Kernel] = &[
     &naive::Naive,
     &tiled::Tiled,
     &blocked::Blocked,
@@ -56,7 +57,9 @@ pub static VARIANTS: &[&dyn Kernel] = &[
 ];
 
 /// The element type of A, B and C.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     /// f32 in, f32 out, f32 arithmetic.
@@ -66,6 +69,27 @@ pub enum Precision {
 }
 
 impl Precision {
+    /// `f32` or `f16`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+        }
+    }
+
+    /// Parse `f32` or `f16`.
+    pub fn parse(s: &str) -> Result<Precision> {
+        match s {
+            "f32" => Ok(Precision::F32),
+            "f16" => Ok(Precision::F16),
+            other => Err(Error::Unknown {
+                what: "precision",
+                got: other.to_string(),
+                choices: vec!["f32".into(), "f16".into()],
+            }),
+        }
+    }
+
     /// Bytes per element.
     pub fn bytes(self) -> u64 {
         match self {
@@ -95,28 +119,7 @@ impl Element for half::f16 {
     }
 }
 
-/// What an adapter offers a variant's planner beyond its limits.
-#[derive(Clone, Debug, Default)]
-pub struct Caps {
-    /// The cooperative-matrix configurations it lists (empty without the feature).
-    pub coop: Vec<CoopConfig>,
-    /// The smallest and largest subgroup size (0 when unknown).
-    pub subgroup_sizes: [u32; 2],
-    /// The adapter's name, for the errors that say what it lacks.
-    pub adapter: String,
-}
-
-impl Caps {
-    /// What `gpu` offers.
-    pub fn of(gpu: &Gpu) -> Caps {
-        let l = gpu.limits();
-        Caps {
-            coop: gpu.summary.cooperative_matrices.clone(),
-            subgroup_sizes: [l.subgroup_min_size, l.subgroup_max_size],
-            adapter: gpu.summary.name.clone(),
-        }
-    }
-}
+pub use crate::limits::Caps;
 
 /// A, B and C bound for a launch.
 #[derive(Clone, Copy)]
@@ -131,18 +134,24 @@ pub struct Operands<'a> {
     pub types: Types,
 }
 
-/// The steps of one product and the scratch buffers they use (kept alive until they ran).
-pub struct Launch {
+/// The steps of one product and the scratch buffers they use (kept alive until they ran), and
+/// what the main step was given: its grid and split of K, which the plan decided
+/// (`tests/matmul.rs` checks the two agree for every variant).
+pub(crate) struct Launch {
     /// Dispatches, in order, in one compute pass.
     pub steps: Vec<Step>,
     /// Scratch buffers (padded copies, split-K partials).
     pub scratch: Vec<Box<dyn std::any::Any + Send>>,
     /// How it launched, for the run's `tile` (e.g. `128x128x16/8x8 vec4`).
     pub tile: String,
+    /// The main step's grid.
+    pub dispatch: Dispatch,
+    /// Slices of K and the depth of each (1 and K without a split).
+    pub splits: (u32, u32),
 }
 
 /// One matmul variant: a kernel and everything the library needs to plan, launch and count it.
-pub trait Kernel: Sync {
+pub(crate) trait Kernel: Sync {
     /// Name on the command line.
     fn name(&self) -> &'static str;
     /// One line: what it does and where it is good.
@@ -207,8 +216,39 @@ impl Variant {
         self.0.name()
     }
 
-    /// The kernel behind it.
-    pub fn kernel(self) -> &'static dyn Kernel {
+    /// One line: what it does and where it is good.
+    pub fn about(self) -> &'static str {
+        self.0.about()
+    }
+
+    /// The element type it takes.
+    pub fn precision(self) -> Precision {
+        self.0.precision()
+    }
+
+    /// The optional features it needs.
+    pub fn needs(self) -> wgpu::Features {
+        self.0.needs()
+    }
+
+    /// The planner's view of it for `shape` (`None`: it has no tile to choose); a typed error
+    /// when an adapter with `caps` cannot run it at all.
+    pub fn tiling(self, shape: Shape, caps: &Caps) -> Result<Option<Box<dyn Tiling>>> {
+        self.0.tiling(shape, caps)
+    }
+
+    /// Every pipeline it can launch under `planner`'s limits on an adapter with `caps` (what
+    /// the shader-translation tests build).
+    pub fn pipelines(self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse> {
+        self.0.pipelines(planner, caps)
+    }
+
+    /// Elements it loads from global memory for one product with `plan` (PMPP 4.2's count).
+    pub fn global_loads(self, shape: Shape, plan: Option<&Plan>) -> u64 {
+        self.0.global_loads(shape, plan)
+    }
+
+    pub(crate) fn kernel(self) -> &'static dyn Kernel {
         self.0
     }
 
@@ -246,6 +286,12 @@ impl std::fmt::Display for Variant {
 impl Serialize for Variant {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Variant {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Variant, D::Error> {
+        Variant::parse(&String::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -318,8 +364,15 @@ pub struct MatmulRun {
     pub tile: String,
     /// The planner's analysis (absent for naive, which has no tile to choose).
     pub plan: Option<Plan>,
-    /// Who chose the variant: the caller, the autotuner's cache or the planner's rules.
-    pub chosen_by: select::ChosenBy,
+    /// The grid the main kernel was launched with: the plan's `dispatch`.
+    pub dispatch: Dispatch,
+    /// Slices of K the main kernel computed separately (the plan's `splits`; 1 without a split).
+    pub splits: u32,
+    /// The depth of K each slice covers (the plan's `k_split`; K without a split).
+    pub k_split: u32,
+    /// Who chose the variant: the caller, the autotuner's cache or the planner's rules (the
+    /// plan's own `chosen_by` says who chose the tile).
+    pub chosen_by: ChosenBy,
     /// 2·M·N·K.
     pub flops: u64,
     /// Elements loaded from global memory, as the kernel is written.
@@ -405,32 +458,70 @@ impl Family for Matmul {
             let d = |i: usize| s[i] as usize;
             Shape::new(d(0), d(1), d(2))
         }
+        // Every variant with a tile to choose, and `matmul`: the kernel a call gets, by the
+        // planner's rules (`tilekit plan` asks the library instead when it has the adapter, so
+        // that the autotuner's cache counts too).
+        fn tiling(v: Variant, s: &[u64], caps: &Caps) -> Result<Box<dyn Tiling>> {
+            v.tiling(shape(s)?, caps)?
+                .ok_or_else(|| Error::InvalidArgument {
+                    what: format!("the {v} matmul"),
+                    why: "it has no tile to choose".into(),
+                })
+        }
+        const MKN: &[(&str, u64)] = &[("M", 1024), ("K", 1024), ("N", 1024)];
         vec![
             PlanKernel {
+                name: "matmul",
+                sizes: MKN,
+                make: |s, caps| {
+                    let v = if shape(s)?.m <= GEMV_MAX_M {
+                        Variant::GEMV
+                    } else {
+                        Variant::PIPELINED
+                    };
+                    tiling(v, s, caps)
+                },
+            },
+            PlanKernel {
                 name: "tiled-matmul",
-                sizes: &[("M", 1024), ("K", 1024), ("N", 1024)],
-                make: |s| Ok(Box::new(tiled::TiledTiling::new(shape(s)?))),
+                sizes: MKN,
+                make: |s, caps| tiling(Variant::TILED, s, caps),
             },
             PlanKernel {
                 name: "blocked-matmul",
-                sizes: &[("M", 1024), ("K", 1024), ("N", 1024)],
-                make: |s| Ok(Box::new(blocked::BlockedTiling::new(shape(s)?))),
+                sizes: MKN,
+                make: |s, caps| tiling(Variant::BLOCKED, s, caps),
+            },
+            PlanKernel {
+                name: "pipelined-matmul",
+                sizes: MKN,
+                make: |s, caps| tiling(Variant::PIPELINED, s, caps),
+            },
+            PlanKernel {
+                name: "gemv-matmul",
+                sizes: &[("M", 1), ("K", 4096), ("N", 4096)],
+                make: |s, caps| tiling(Variant::GEMV, s, caps),
+            },
+            PlanKernel {
+                name: "coop-matmul",
+                sizes: &[("M", 4096), ("K", 4096), ("N", 4096)],
+                make: |s, caps| tiling(Variant::COOP, s, caps),
             },
         ]
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         lesson::LESSONS.to_vec()
     }
 }

@@ -60,17 +60,24 @@ impl Kernel for Naive {
             n: shape.n,
             tiles_x,
         });
-        let step = gpu.step(
-            &lesson_module().shader,
-            "naive",
-            &[],
-            &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
+        let dispatch = crate::dispatch::Dispatch::fold(
+            "naive matmul",
             tiles_x as u64 * shape.m.div_ceil(NAIVE) as u64,
+            gpu.limits().max_compute_workgroups_per_dimension,
+        )?;
+        let pipeline = gpu.pipeline(&lesson_module().shader, "naive", &[])?;
+        let step = crate::launch::Step::new(
+            gpu,
+            &pipeline,
+            &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
+            dispatch,
         )?;
         Ok(Launch {
             steps: vec![step],
             scratch: vec![],
             tile: "16x16".into(),
+            dispatch,
+            splits: (1, shape.k),
         })
     }
 

@@ -100,9 +100,11 @@ impl Tiling for PipelinedTiling {
                 workgroups: cdiv(self.shape.m as u64, bm as u64)
                     * cdiv(round4(self.shape.n) as u64, bn as u64),
                 // Split K when the blocks cannot fill the GPU; each split at least 16 slices.
+                // Slices run in pairs (two register sets), so a split's depth is 2·BK-granular.
                 split_k: Some(SplitK {
                     k: round4(self.shape.k),
                     min_k: 16 * bk,
+                    granule: 2 * bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
             }
@@ -183,12 +185,10 @@ impl Kernel for Pipelined {
         let mut frame = Frame::new(gpu, module, io, shape)?;
         let tiles_x = n4.div_ceil(bn);
         let tiles = tiles_x * m.div_ceil(bm);
-        // The plan's split of K (by waves of the workgroups resident at once).
-        let mut splits = plan.choice().splits;
-        // An even number of slices per split: the shader runs slices in pairs (an odd count
-        // runs one slice of zeros).
-        let k_split = k4.div_ceil(splits).div_ceil(2 * bk) * 2 * bk;
-        splits = k4.div_ceil(k_split);
+        // The plan's split of K (by waves of the workgroups resident at once), each split an
+        // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
+        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+        let _ = bk;
         let params = gpu.uniform(&Params {
             m,
             k: k4,
@@ -200,14 +200,13 @@ impl Kernel for Pipelined {
             _pad: 0,
         });
         let (a, b, c, main) = frame.output(gpu, splits, n4)?;
-        let step = gpu.step(
+        let step = gpu.planned_step(
             &main,
             "pipelined",
-            &plan.constants(),
+            plan,
             &[(0, a), (1, b), (2, c), (3, params.bind())],
-            tiles as u64 * splits as u64,
         )?;
-        frame.finish(gpu, step, &plan.choice().label)
+        frame.finish(gpu, step, plan)
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

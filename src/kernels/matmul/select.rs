@@ -1,31 +1,61 @@
-//! Which variant a call gets for its shape: the autotuner's cached winner for this adapter and
-//! shape bucket when `tilekit tune` has measured one, else the planner's rules below.
+//! Which kernel a matmul call runs, decided once per call: the caller's [`Selection`] resolved
+//! into a [`Chosen`] (the variant, its plan, and who chose them). The rules, in one place:
+//!
+//! - [`Selection::Auto`]: the autotuner's winner for this adapter and shape bucket, with its tile,
+//!   when `tilekit tune` measured one and this adapter can still plan it (its cache is read once
+//!   per [`Gpu`], [`super::tune`]); else the planner's rules: the first variant in the order for
+//!   shapes like this one that fits the adapter, with the planner's tile.
+//! - [`Selection::Variant`]: that variant, with the planner's tile.
+//! - [`Selection::Tile`]: a tile by label without a variant: the variant `Auto` picks if the
+//!   tile is one of its candidates, else the first variant at this precision that has it.
+//! - [`Selection::Forced`]: that variant with that tile (a typed error if it has no such tile or
+//!   the adapter cannot hold it).
 
 use super::{Precision, Shape, Variant};
+use crate::plan::{ChosenBy, Plan};
 use crate::{Error, Gpu, Result};
-use serde::Serialize;
 
-/// Who chose a run's variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChosenBy {
-    /// The caller named it.
-    Caller,
-    /// The autotuner's cache (`tilekit tune`) for this adapter and shape bucket.
-    Tuner,
-    /// The planner's rules for the shape.
-    Planner,
+/// What a caller asks of a matmul call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// The autotuner's cached winner, else the planner's rules.
+    #[default]
+    Auto,
+    /// This variant, with the planner's tile.
+    Variant(Variant),
+    /// This tile (e.g. `TILE=8`), in the variant that has it.
+    Tile(String),
+    /// This variant with this tile.
+    Forced {
+        /// The variant.
+        variant: Variant,
+        /// The tile's label.
+        tile: String,
+    },
 }
 
-/// A variant chosen for a shape.
+impl Selection {
+    /// The selection a command line means by `--variant` and `--tile`, each optional.
+    pub fn from_options(variant: Option<Variant>, tile: Option<String>) -> Selection {
+        match (variant, tile) {
+            (None, None) => Selection::Auto,
+            (Some(v), None) => Selection::Variant(v),
+            (None, Some(t)) => Selection::Tile(t),
+            (Some(variant), Some(tile)) => Selection::Forced { variant, tile },
+        }
+    }
+}
+
+/// A selection resolved for one shape: the variant, its plan (`None` for a variant with no tile
+/// to choose) and who chose the variant.
 #[derive(Clone, Debug)]
-pub struct Choice {
+pub struct Chosen {
     /// The variant.
     pub variant: Variant,
-    /// Who chose it.
+    /// Its plan; the plan's own `chosen_by` says who chose the tile.
+    pub plan: Option<Plan>,
+    /// Who chose the variant: the caller, the autotuner's cache or the planner's rules.
     pub chosen_by: ChosenBy,
-    /// The autotuner's tile for it (`None`: the planner picks the tile at launch).
-    pub tile: Option<String>,
 }
 
 /// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
@@ -34,22 +64,65 @@ pub struct Choice {
 pub const GEMV_MAX_M: u32 = 8;
 
 impl Gpu {
-    /// The variant for `shape` at `precision`: the autotuner's cached winner when there is one
-    /// for this adapter and shape bucket, else the planner's rules: the fastest kernel that
-    /// fits this adapter for shapes like this one.
-    pub fn choose_matmul(&self, shape: Shape, precision: Precision) -> Result<Choice> {
-        if let Some((variant, tile)) = self.tuned(shape, precision) {
-            return Ok(Choice {
-                variant,
-                chosen_by: ChosenBy::Tuner,
-                tile,
-            });
+    /// Resolve `selection` for `shape` at `precision`: the variant, its plan and who chose them
+    /// (see the module's rules). Nothing is built or launched.
+    pub fn select_matmul(
+        &self,
+        shape: Shape,
+        precision: Precision,
+        selection: &Selection,
+    ) -> Result<Chosen> {
+        let chosen = |variant, plan, chosen_by| Chosen {
+            variant,
+            plan,
+            chosen_by,
+        };
+        match selection {
+            Selection::Auto => {
+                if let Some(c) = self.tuned(shape, precision) {
+                    return Ok(c);
+                }
+                let v = self.planner_choice(shape, precision)?;
+                Ok(chosen(
+                    v,
+                    self.plan_matmul(v, shape, None)?,
+                    ChosenBy::Planner,
+                ))
+            }
+            Selection::Variant(v) => Ok(chosen(
+                *v,
+                self.plan_matmul(*v, shape, None)?,
+                ChosenBy::Caller,
+            )),
+            Selection::Forced { variant, tile } => Ok(chosen(
+                *variant,
+                self.plan_matmul(*variant, shape, Some((tile, ChosenBy::Forced)))?,
+                ChosenBy::Caller,
+            )),
+            Selection::Tile(tile) => {
+                let auto = self.select_matmul(shape, precision, &Selection::Auto)?;
+                let mut order = vec![auto.variant];
+                order.extend(
+                    Variant::all().filter(|v| v.precision() == precision && *v != auto.variant),
+                );
+                let mut tiles = Vec::new();
+                for v in order {
+                    match self.plan_matmul(v, shape, Some((tile, ChosenBy::Forced))) {
+                        Ok(plan) => return Ok(chosen(v, plan, auto.chosen_by)),
+                        Err(Error::UnknownTile { choices, .. }) => {
+                            tiles.push(format!("{v}: {}", choices.join(" ")))
+                        }
+                        Err(e @ Error::TileTooLarge { .. }) => return Err(e),
+                        Err(_) => {}
+                    }
+                }
+                Err(Error::UnknownTile {
+                    kernel: format!("{precision:?} matmul (every variant)"),
+                    got: tile.clone(),
+                    choices: tiles,
+                })
+            }
         }
-        Ok(Choice {
-            variant: self.planner_choice(shape, precision)?,
-            chosen_by: ChosenBy::Planner,
-            tile: None,
-        })
     }
 
     /// The planner's rules alone (no autotuner): the first variant in the order for shapes like
@@ -78,7 +151,7 @@ impl Gpu {
         };
         let mut why = Vec::new();
         for v in order {
-            match self.matmul_plan(*v, shape, None, None) {
+            match self.plan_matmul(*v, shape, None) {
                 Ok(_) => return Ok(*v),
                 Err(e) => why.push(format!("{v}: {e}")),
             }
@@ -90,28 +163,58 @@ impl Gpu {
         })
     }
 
-    /// The autotuner's winner for this shape's bucket on this adapter, if `tilekit tune` measured
-    /// one (read once per `Gpu` from the cache file; the `cli` feature's).
-    fn tuned(&self, shape: Shape, precision: Precision) -> Option<(Variant, Option<String>)> {
-        #[cfg(feature = "cli")]
-        {
-            let table = self.tuning.get_or_init(|| {
-                super::tune::load(self)
-                    .into_iter()
-                    .map(|(bucket, w)| (bucket, w.variant, w.tile))
-                    .collect()
-            });
-            let key = super::tune::bucket(shape, precision);
-            let (_, name, tile) = table.iter().find(|(b, _, _)| *b == key)?;
-            let v = Variant::parse(name).ok()?;
-            // A winner this adapter can no longer plan (a changed limit) is passed over.
-            self.matmul_plan(v, shape, tile.as_deref(), None).ok()?;
-            Some((v, tile.clone()))
-        }
-        #[cfg(not(feature = "cli"))]
-        {
-            let _ = (shape, precision);
-            None
+    /// `variant`'s plan for `shape`: the planner's choice, or the tile given with who chose it
+    /// (forced by the caller, or the autotuner's). `None` for a variant with no tile to choose.
+    pub fn plan_matmul(
+        &self,
+        variant: Variant,
+        shape: Shape,
+        tile: Option<(&str, ChosenBy)>,
+    ) -> Result<Option<Plan>> {
+        self.require(variant.needs(), &format!("the {variant} matmul"))?;
+        let Some(tiling) = variant.tiling(shape, &self.caps())? else {
+            return match tile {
+                Some((t, _)) => Err(Error::InvalidArgument {
+                    what: format!("tile {t} for the {variant} matmul"),
+                    why: "it has no tile to choose".into(),
+                }),
+                None => Ok(None),
+            };
+        };
+        let planner = self.planner();
+        Ok(Some(match tile {
+            None => planner.plan(tiling.as_ref())?,
+            Some((t, ChosenBy::Tuner)) => planner.plan_tuned(tiling.as_ref(), t)?,
+            Some((t, _)) => planner.plan_forced(tiling.as_ref(), t)?,
+        }))
+    }
+
+    /// The autotuner's winner for this shape's bucket on this adapter, planned, if `tilekit
+    /// tune` measured one and this adapter can still plan it (a changed limit, a driver update
+    /// that dropped a feature: then the planner decides).
+    fn tuned(&self, shape: Shape, precision: Precision) -> Option<Chosen> {
+        let table = self
+            .tuning
+            .get_or_init(|| Box::new(super::tune::load(self)))
+            .downcast_ref::<super::tune::Table>()?;
+        let w = table.get(&super::tune::TuneKey::of(shape, precision))?;
+        let plan = match &w.tile {
+            Some(t) => self.plan_matmul(w.variant, shape, Some((t, ChosenBy::Tuner))),
+            None => self.plan_matmul(w.variant, shape, None),
+        };
+        match plan {
+            Ok(plan) => Some(Chosen {
+                variant: w.variant,
+                plan,
+                chosen_by: ChosenBy::Tuner,
+            }),
+            Err(e) => {
+                log::warn!(
+                    "the tuning cache's {} for {shape} no longer plans here: {e}",
+                    w.variant
+                );
+                None
+            }
         }
     }
 }

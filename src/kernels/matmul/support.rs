@@ -325,9 +325,15 @@ impl<'a> Frame<'a> {
         })
     }
 
-    /// The launch: the padding, `main`, the sum of the partials into C; `label` (the plan's
-    /// tile) with the split and the padding said.
-    pub(crate) fn finish(mut self, gpu: &Gpu, main: Step, label: &str) -> Result<super::Launch> {
+    /// The launch: the padding, `main` (the plan's step), the sum of the partials into C; the
+    /// plan's tile with the split and the padding said.
+    pub(crate) fn finish(
+        mut self,
+        gpu: &Gpu,
+        main: Step,
+        plan: &crate::plan::Plan,
+    ) -> Result<super::Launch> {
+        let label = &plan.choice().label;
         let Shape { m, k, n } = self.shape;
         let n4 = round4(n);
         self.steps.push(main);
@@ -358,6 +364,8 @@ impl<'a> Frame<'a> {
             steps: self.steps,
             scratch,
             tile,
+            dispatch: plan.dispatch,
+            splits: (self.splits, plan.choice().k_split),
         })
     }
 }

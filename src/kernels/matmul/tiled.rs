@@ -103,17 +103,18 @@ impl Kernel for Tiled {
             n: shape.n,
             tiles_x,
         });
-        let step = gpu.step(
+        let step = gpu.planned_step(
             &lesson_module().shader,
             "tiled",
-            &plan.constants(),
+            plan,
             &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
-            tiles_x as u64 * shape.m.div_ceil(t) as u64,
         )?;
         Ok(Launch {
             steps: vec![step],
             scratch: vec![],
             tile: plan.choice().label.clone(),
+            dispatch: plan.dispatch,
+            splits: (1, shape.k),
         })
     }
 

@@ -1,14 +1,15 @@
 //! The autotuner (`tilekit tune`): for each shape of a shape set, every fast variant the adapter
-//! runs at that precision and every candidate tile the planner says fits, timed (median after a
-//! timed warm-up, GPU timestamps where available) and checked on sampled elements against f64;
-//! the winner per shape bucket is kept in a versioned cache file under the user's cache
-//! directory, keyed by the adapter (name, backend, driver). [`Gpu::choose_matmul`] takes the
-//! cached winner for a bucket when there is one (`chosen_by: tuner` in `run --json`), the
-//! planner's rules otherwise. A corrupt, foreign or stale file is ignored with a warning.
+//! runs at that precision and every candidate tile the planner says fits, timed warm (median
+//! after a warm-up, GPU timestamps where available) and checked on sampled elements against f64;
+//! the winner per shape bucket ([`TuneKey`]) is kept in a versioned cache file under the user's
+//! cache directory, keyed by the adapter (name, backend, driver). The cache is the library's:
+//! [`Gpu::select_matmul`] reads it for `Selection::Auto` whether or not the command line is
+//! built (`chosen_by: tuner`), the planner's rules otherwise. A corrupt, foreign or stale file is
+//! ignored (with a `log` warning). In a browser there is no cache file: the planner decides.
 //!
 //! The lesson kernels (naive, tiled) are not candidates: they teach, they never win.
 
-use super::{f16_bound, f32_bound, verify_sampled, Precision, Shape, Variant};
+use super::{f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant};
 use crate::{DeviceBuffer, Error, Gpu, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,11 +18,86 @@ use std::path::PathBuf;
 /// The cache file's format version; a file with another is ignored (and rewritten by `tune`).
 pub const VERSION: u32 = 1;
 
+/// A shape bucket: the precision and each dimension rounded up to a power of two (M = 1 stays 1,
+/// so matrix-vector products get their own buckets). The cache file writes it as
+/// `f32 m4096 k4096 n4096`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TuneKey {
+    /// f32 or f16.
+    pub precision: Precision,
+    /// M rounded up to a power of two.
+    pub m: u32,
+    /// K rounded up to a power of two.
+    pub k: u32,
+    /// N rounded up to a power of two.
+    pub n: u32,
+}
+
+impl TuneKey {
+    /// The bucket of `shape`.
+    pub fn of(shape: Shape, precision: Precision) -> TuneKey {
+        TuneKey {
+            precision,
+            m: shape.m.next_power_of_two(),
+            k: shape.k.next_power_of_two(),
+            n: shape.n.next_power_of_two(),
+        }
+    }
+}
+
+impl std::fmt::Display for TuneKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} m{} k{} n{}",
+            self.precision.name(),
+            self.m,
+            self.k,
+            self.n
+        )
+    }
+}
+
+impl std::str::FromStr for TuneKey {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<TuneKey, String> {
+        let parts: Vec<&str> = s.split_whitespace().collect();
+        let dim = |p: &str, tag: char| -> std::result::Result<u32, String> {
+            p.strip_prefix(tag)
+                .and_then(|d| d.parse().ok())
+                .ok_or_else(|| format!("bucket {s:?}: expected {tag}<size>, found {p:?}"))
+        };
+        match parts[..] {
+            [p, m, k, n] => Ok(TuneKey {
+                precision: Precision::parse(p).map_err(|e| e.to_string())?,
+                m: dim(m, 'm')?,
+                k: dim(k, 'k')?,
+                n: dim(n, 'n')?,
+            }),
+            _ => Err(format!("bucket {s:?}: expected \"f32 mM kK nN\"")),
+        }
+    }
+}
+
+impl Serialize for TuneKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TuneKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<TuneKey, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// One bucket's winner.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Winner {
-    /// The variant's name.
-    pub variant: String,
+    /// The variant.
+    pub variant: Variant,
     /// The planner candidate's label (`None` for a variant with no tile).
     pub tile: Option<String>,
     /// Its median time at the tuned shape, seconds.
@@ -36,7 +112,7 @@ pub struct Winner {
 struct CacheFile {
     version: u32,
     /// Adapter key → bucket → winner.
-    adapters: BTreeMap<String, BTreeMap<String, Winner>>,
+    adapters: BTreeMap<String, BTreeMap<TuneKey, Winner>>,
 }
 
 /// Where the cache lives: `$TILEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/tilekit`, else
@@ -58,22 +134,6 @@ pub fn adapter_key(gpu: &Gpu) -> String {
     )
 }
 
-/// The bucket of a shape: each dimension rounded up to a power of two, and the precision
-/// (`f32 m4096 k4096 n4096`; M = 1 stays 1, so matrix-vector products get their own buckets).
-pub fn bucket(shape: Shape, precision: Precision) -> String {
-    let p = |x: u32| x.next_power_of_two();
-    format!(
-        "{} m{} k{} n{}",
-        match precision {
-            Precision::F32 => "f32",
-            Precision::F16 => "f16",
-        },
-        p(shape.m),
-        p(shape.k),
-        p(shape.n)
-    )
-}
-
 fn read(path: &std::path::Path) -> std::result::Result<CacheFile, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let file: CacheFile = serde_json::from_str(&text).map_err(|e| format!("not a cache: {e}"))?;
@@ -86,25 +146,26 @@ fn read(path: &std::path::Path) -> std::result::Result<CacheFile, String> {
     Ok(file)
 }
 
-/// This adapter's winners from the cache file, or none (with a warning on stderr when a file
-/// exists but cannot be used).
-pub(crate) fn load(gpu: &Gpu) -> Vec<(String, Winner)> {
+/// One adapter's winners by bucket.
+pub type Table = BTreeMap<TuneKey, Winner>;
+
+/// This adapter's winners from the cache file, or none (with a `log` warning when a file exists
+/// but cannot be used). Read once per [`Gpu`], on the first `Selection::Auto`.
+pub(crate) fn load(gpu: &Gpu) -> Table {
+    if cfg!(target_arch = "wasm32") {
+        return BTreeMap::new();
+    }
     let Some(path) = cache_path() else {
-        return Vec::new();
+        return BTreeMap::new();
     };
     if !path.exists() {
-        return Vec::new();
+        return BTreeMap::new();
     }
     match read(&path) {
-        Ok(mut f) => f
-            .adapters
-            .remove(&adapter_key(gpu))
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
+        Ok(mut f) => f.adapters.remove(&adapter_key(gpu)).unwrap_or_default(),
         Err(e) => {
-            eprintln!("warning: ignoring the tuning cache {}: {e}", path.display());
-            Vec::new()
+            log::warn!("ignoring the tuning cache {}: {e}", path.display());
+            BTreeMap::new()
         }
     }
 }
@@ -128,7 +189,7 @@ pub struct Trial {
 #[derive(Clone, Debug, Serialize)]
 pub struct Tuned {
     /// The bucket.
-    pub bucket: String,
+    pub bucket: TuneKey,
     /// Every candidate timed.
     pub trials: Vec<Trial>,
     /// The winner.
@@ -138,7 +199,7 @@ pub struct Tuned {
 /// The fast variants at `precision`, in the order they are tried.
 fn contenders(precision: Precision) -> Vec<Variant> {
     Variant::all()
-        .filter(|v| v.kernel().precision() == precision)
+        .filter(|v| v.precision() == precision)
         .filter(|v| *v != Variant::NAIVE && *v != Variant::TILED)
         .collect()
 }
@@ -147,10 +208,10 @@ fn contenders(precision: Precision) -> Vec<Variant> {
 pub fn candidates(gpu: &Gpu, shape: Shape, precision: Precision) -> Vec<(Variant, Option<String>)> {
     let mut all = Vec::new();
     for v in contenders(precision) {
-        if gpu.matmul_plan(v, shape, None, None).is_err() {
+        if gpu.plan_matmul(v, shape, None).is_err() {
             continue;
         }
-        match v.kernel().tiling(shape, &super::Caps::of(gpu)) {
+        match v.tiling(shape, &gpu.caps()) {
             Ok(Some(t)) => all.extend(
                 gpu.planner()
                     .analyse(t.as_ref())
@@ -183,8 +244,8 @@ pub fn tune_shape(
     mut progress: impl FnMut(&str),
 ) -> Result<Tuned> {
     let (m, k, n) = shape.dims();
-    let a = crate::cli::random_f32(m * k, 21);
-    let b = crate::cli::random_f32(k * n, 22);
+    let a = crate::random::uniform_f32(m * k, 21);
+    let b = crate::random::uniform_f32(k * n, 22);
     // f16 operands hold the f32 values rounded, and the reference uses the rounded values.
     let round =
         |v: &[f32]| -> Vec<half::f16> { v.iter().map(|&x| half::f16::from_f32(x)).collect() };
@@ -212,9 +273,16 @@ pub fn tune_shape(
         ),
     };
     let time = |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
+        let sel = match tile {
+            Some(t) => Selection::Forced {
+                variant: v,
+                tile: t.to_string(),
+            },
+            None => Selection::Variant(v),
+        };
         let (run, c) = match &operands {
-            Operands::F32(da, db, dc) => gpu.matmul_steady((da, db, dc), shape, v, tile)?,
-            Operands::F16(da, db, dc) => gpu.matmul_steady((da, db, dc), shape, v, tile)?,
+            Operands::F32(da, db, dc) => gpu.measure_matmul((da, db, dc), shape, &sel)?,
+            Operands::F16(da, db, dc) => gpu.measure_matmul((da, db, dc), shape, &sel)?,
         };
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
         Ok((run.median, ok))
@@ -237,7 +305,7 @@ pub fn tune_shape(
     let planner = {
         let choice = gpu.planner_choice(shape, precision)?;
         let tile = gpu
-            .matmul_plan(choice, shape, None, None)?
+            .plan_matmul(choice, shape, None)?
             .map(|p| p.choice().label.clone());
         trials
             .iter()
@@ -254,9 +322,9 @@ pub fn tune_shape(
             detail: "no candidate matched the f64 reference".into(),
         })?;
     Ok(Tuned {
-        bucket: bucket(shape, precision),
+        bucket: TuneKey::of(shape, precision),
         winner: Winner {
-            variant: best.variant.name().to_string(),
+            variant: best.variant,
             tile: best.tile.clone(),
             seconds: best.seconds,
             planner_seconds: planner,
@@ -269,8 +337,9 @@ pub fn tune_shape(
 /// The cache file's new text: `results` added for this adapter (other adapters' entries are
 /// kept; a corrupt or stale file is replaced). The caller writes it to [`cache_path`].
 pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
-    let path = cache_path().ok_or_else(|| {
-        Error::Usage("no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
+    let path = cache_path().ok_or_else(|| Error::Cache {
+        path: "(none)".into(),
+        message: "no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into(),
     })?;
     let mut file = read(&path).unwrap_or(CacheFile {
         version: VERSION,
@@ -278,7 +347,10 @@ pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
     });
     let entry = file.adapters.entry(adapter_key(gpu)).or_default();
     for r in results {
-        entry.insert(r.bucket.clone(), r.winner.clone());
+        entry.insert(r.bucket, r.winner.clone());
     }
-    serde_json::to_string_pretty(&file).map_err(|e| Error::Usage(e.to_string()))
+    serde_json::to_string_pretty(&file).map_err(|e| Error::Cache {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
 }

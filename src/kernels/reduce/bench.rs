@@ -2,7 +2,7 @@
 //! then the library's default variant on 2²⁸ (1 GiB) where the adapter can bind it.
 
 use super::{Op, Variant};
-use crate::bench::{rand_f32, Bench, Bound};
+use crate::family::bench::{rand_f32, Bench, Bound};
 use crate::Result;
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {

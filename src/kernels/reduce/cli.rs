@@ -9,9 +9,9 @@
 //! accepts). An empty input sums to zero; its min and max are refused, as NumPy refuses them.
 
 use super::{Op, Variant};
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use crate::Error;
 use clap::{Args, FromArgMatches};
 use half::f16;
@@ -92,7 +92,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         (Some(p), _) => {
             let a = ctx.input(p)?;
             if let Data::F64(x) = &a.data {
-                crate::cli::check_f32_range(x, p)?;
+                crate::family::command::check_f32_range(x, p)?;
             }
             ctx.sized("reduce input", &[a.data.len()], 4)?;
             if let (Data::F64(_), Op::Sum) = (&a.data, op) {

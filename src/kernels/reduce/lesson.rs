@@ -3,8 +3,8 @@
 //! step's bandwidth next to the previous one.
 
 use super::{Op, Variant};
+use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
 use crate::kernels::wide;
-use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
 use crate::{Gpu, Result};
 
 /// The lesson.
@@ -38,7 +38,7 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     )?;
     r.line(format!(
         "copy ceiling (vec4): {}",
-        crate::cli::units::bandwidth(ceiling.bytes_per_second())
+        crate::family::units::bandwidth(ceiling.bytes_per_second())
     ));
     let mut chart = Chart {
         title: format!("sum of {n} f32: effective bandwidth"),
@@ -64,8 +64,8 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         r.line(format!(
             "{:<12} {:>10} {:>12} ({:>3.0}% of copy) {} launch(es) WG={} {}",
             v.name(),
-            crate::cli::units::time(run.timing.seconds),
-            crate::cli::units::bandwidth(run.bytes_per_second()),
+            crate::family::units::time(run.timing.seconds),
+            crate::family::units::bandwidth(run.bytes_per_second()),
             100.0 * run.gbps() / ceiling.gbps(),
             run.launches,
             run.workgroup,
@@ -77,6 +77,6 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         "sum of {n} f32 (error bound {bound:.2e}){}",
         cpu_note(gpu)
     ));
-    r.key = format!("best {}", crate::cli::units::bandwidth(best * 1e9));
+    r.key = format!("best {}", crate::family::units::bandwidth(best * 1e9));
     Ok(r)
 }

@@ -12,7 +12,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
@@ -121,7 +121,7 @@ impl Element for u32 {
     }
 }
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// The reduction operator.
     pub enum Op ("reduce op") {
         /// Sum (wrapping for integers).
@@ -139,7 +139,7 @@ impl Op {
     }
 }
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// The progression of the lesson, each step kept runnable.
     pub enum Variant ("reduce variant") {
         /// reduceGmem: the tree in global memory, storage barriers between steps.
@@ -574,22 +574,22 @@ impl Family for Reduce {
         vec![PlanKernel {
             name: "reduce",
             sizes: &[("N", 1 << 24)],
-            make: |s| Ok(Box::new(ReduceTiling { n: s[0] })),
+            make: |s, _| Ok(Box::new(ReduceTiling { n: s[0] })),
         }]
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -1,6 +1,6 @@
 //! The reverse's bench case: the block reverse of 2²⁶ words (2²⁰ with `--quick`).
 
-use crate::bench::{Bench, Bound};
+use crate::family::bench::{Bench, Bound};
 use crate::Result;
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {

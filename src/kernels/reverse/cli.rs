@@ -4,9 +4,9 @@
 //! 32-bit words for the kernel and narrowed back, which keeps every bit.
 
 use super::Variant;
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use crate::family::command::{usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 use std::path::PathBuf;
@@ -46,9 +46,9 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             a
         }
         (None, Some(n)) => {
-            let n32 = crate::kernels::len_u32("reverse length", n)?;
-            ctx.sized("reverse input", &[n], 4)?;
-            Array::new(Data::U32((0..n32).collect()), vec![n as u64])
+            // Within the adapter's binding size, so within u32 too.
+            let n = ctx.sized("reverse input", &[n], 4)?;
+            Array::new(Data::U32((0..n as u32).collect()), vec![n as u64])
         }
         (None, None) => return Err(usage("run reverse needs N or --input X.npy")),
     };
@@ -89,7 +89,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
                 Variant::Dynamic => ctx.warm(|| gpu.reverse_dynamic(&w))?,
                 Variant::Block => ctx.warm(|| gpu.reverse(&w))?,
             };
-            (d.from_words(out), run)
+            (d.with_words(out), run)
         }
     };
     let out = input.like(data, input.shape.clone());

@@ -1,7 +1,7 @@
 //! Lesson 04: reverse through workgroup memory, static and dynamic, then a large n.
 
-use crate::cli::units::{bandwidth, time};
-use crate::tour::{Lesson, Report, Size};
+use crate::family::lesson::{Lesson, Report, Size};
+use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
 
 /// The lesson.
@@ -48,7 +48,7 @@ pub fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
         run.tile
     ));
     r.key = bandwidth(run.bytes_per_second());
-    r.charts.push(crate::tour::Chart {
+    r.charts.push(crate::family::lesson::Chart {
         title: format!("block reverse of {n} words through workgroup memory"),
         unit: "GB/s".into(),
         bars: vec![("reverse".into(), run.bytes_per_second() / 1e9, None)],

@@ -7,7 +7,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{fitting, len_u32, Family, Module, PipelineUse, PlanKernel, Run, Word};
@@ -20,7 +20,7 @@ const SOURCE: &str = include_str!("../../../shaders/reverse.wgsl");
 /// The article's fixed array length.
 pub const STATIC_N: usize = 64;
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// The three kernels of the lesson.
     pub enum Variant ("reverse variant") {
         /// `staticReverse`: exactly 64 elements in a fixed `array<u32, 64>`.
@@ -146,9 +146,10 @@ impl Gpu {
         }
         let size = std::mem::size_of::<T>() as u32;
         if size != 4 && size != 8 {
-            return Err(Error::Usage(format!(
-                "the block reverse moves 4- or 8-byte elements, not {size}-byte ones"
-            )));
+            return Err(Error::InvalidArgument {
+                what: format!("a reverse of {size}-byte elements"),
+                why: "the block reverse moves 4- or 8-byte elements".into(),
+            });
         }
         let n = len_u32("reverse input", input.len())?;
         let plan = self.planner().plan(&ReverseTiling {
@@ -246,22 +247,22 @@ impl Family for Reverse {
         vec![PlanKernel {
             name: "reverse",
             sizes: &[("N", 1 << 24)],
-            make: |s| Ok(Box::new(ReverseTiling { n: s[0], bytes: 4 })),
+            make: |s, _| Ok(Box::new(ReverseTiling { n: s[0], bytes: 4 })),
         }]
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -1,7 +1,7 @@
 //! The transpose's bench cases: every variant on an 8192² f32 matrix (512² with `--quick`).
 
 use super::Variant;
-use crate::bench::{rand_f32, Bench, Bound};
+use crate::family::bench::{rand_f32, Bench, Bound};
 use crate::Result;
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {

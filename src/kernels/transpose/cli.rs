@@ -4,9 +4,9 @@
 //! the kernel and narrowed back, which keeps every bit.
 
 use super::Variant;
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 use std::path::PathBuf;
@@ -98,7 +98,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         d => {
             let w = d.to_words().expect("a 1-, 2- or 4-byte type");
             let (out, run) = ctx.warm(|| gpu.transpose(&w, rows, cols, v, tile))?;
-            (d.from_words(out), run)
+            (d.with_words(out), run)
         }
     };
     let out = input.like(data, out_shape);

@@ -1,8 +1,8 @@
 //! Lesson 06: bank conflicts in a transposed tile, and the padding that removes them.
 
 use super::Variant;
-use crate::cli::units::{bandwidth, time};
-use crate::tour::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
 
 /// The lesson.

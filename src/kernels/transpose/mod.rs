@@ -7,7 +7,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
@@ -18,7 +18,7 @@ use crate::{Error, Gpu, Result};
 
 const SOURCE: &str = include_str!("../../../shaders/transpose.wgsl");
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// Transpose kernels.
     pub enum Variant ("transpose variant") {
         /// Coalesced reads, strided writes.
@@ -108,9 +108,10 @@ impl Gpu {
         )?;
         let size = std::mem::size_of::<T>() as u32;
         if size != 4 && size != 8 {
-            return Err(Error::Usage(format!(
-                "the transpose moves 4- or 8-byte elements, not {size}-byte ones"
-            )));
+            return Err(Error::InvalidArgument {
+                what: format!("a transpose of {size}-byte elements"),
+                why: "the transpose moves 4- or 8-byte elements".into(),
+            });
         }
         let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
         let kernel = TransposeTiling { m, n, bytes: size };
@@ -193,7 +194,7 @@ impl Family for Transpose {
         vec![PlanKernel {
             name: "transpose",
             sizes: &[("M", 4096), ("N", 4096)],
-            make: |s| {
+            make: |s, _| {
                 Ok(Box::new(TransposeTiling {
                     m: size_u32("M", s[0])?,
                     n: size_u32("N", s[1])?,
@@ -204,17 +205,17 @@ impl Family for Transpose {
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

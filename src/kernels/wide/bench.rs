@@ -1,7 +1,7 @@
 //! The wide-loads bench cases: sum and copy of 2²⁷ words (2²⁰ with `--quick`), scalar and vec4.
 
 use super::Width;
-use crate::bench::{rand_f32, Bench, Bound};
+use crate::family::bench::{rand_f32, Bench, Bound};
 use crate::Result;
 
 pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {

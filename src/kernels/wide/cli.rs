@@ -2,9 +2,9 @@
 //! verified word for word; `-o` writes the copy as uint32.
 
 use super::Width;
-use crate::cli::units::{bandwidth, time};
-use crate::cli::{Check, Ctx, Fail, Outcome, RunCommand};
-use crate::npy::{Array, Data};
+use crate::family::command::{Check, Ctx, Fail, Outcome, RunCommand};
+use crate::family::npy::{Array, Data};
+use crate::family::units::{bandwidth, time};
 use clap::{Args, FromArgMatches};
 use serde_json::json;
 
@@ -30,8 +30,8 @@ pub(super) const COMMAND: RunCommand = RunCommand {
 fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let args = RunArgs::from_arg_matches(m)?;
     let w = Width::parse(&args.width)?;
-    let n = crate::kernels::len_u32("copy length", args.n)?;
-    ctx.sized("copy input", &[args.n], 4)?;
+    // Within the adapter's binding size, so within u32 too.
+    let n = ctx.sized("copy input", &[args.n], 4)? as u32;
     let x: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let gpu = ctx.gpu()?;
     let (out, run) = ctx.warm(|| gpu.copy_words(&x, w))?;

@@ -1,8 +1,8 @@
 //! Lesson 08: wide loads, scalar against vec4, for a copy and a sum.
 
 use super::Width;
-use crate::cli::units::bandwidth;
-use crate::tour::{Chart, Lesson, Report, Size};
+use crate::family::lesson::{Chart, Lesson, Report, Size};
+use crate::family::units::bandwidth;
 use crate::{Gpu, Result};
 
 /// The lesson.

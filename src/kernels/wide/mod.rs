@@ -6,7 +6,7 @@
 mod bench;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tour")]
 pub mod lesson;
 
 use super::{len_u32, Family, Module, PipelineUse, Run, Word};
@@ -19,7 +19,7 @@ use crate::{Error, Gpu, Result};
 const SHADER: Shader = Shader::file("wide", include_str!("../../../shaders/wide.wgsl"));
 const WG: u32 = 256;
 
-crate::kernels::named_enum! {
+crate::family::named_enum! {
     /// Load width.
     pub enum Width ("load width") {
         /// One 32-bit word per load.
@@ -154,17 +154,17 @@ impl Family for Wide {
     }
 
     #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::cli::RunCommand> {
+    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
         vec![cli::COMMAND]
     }
 
     #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::bench::Bench<'_>) -> Result<()> {
+    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
         bench::cases(b)
     }
 
-    #[cfg(feature = "cli")]
-    fn lessons(&self) -> Vec<crate::tour::Lesson> {
+    #[cfg(feature = "tour")]
+    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
         vec![lesson::LESSON]
     }
 }

@@ -1,11 +1,13 @@
 //! NumPy `.npy` files in and out, keeping what the user gave: the dtype, its byte order and the
 //! shape. C order; float16, float32, float64, int32, uint32 and uint8, little- or big-endian.
-//! Anything else is an [`Error::Npy`] that names the file and says what is wrong. The header is
+//! Anything else is an [`CliError::Npy`] that names the file and says what is wrong. The header is
 //! parsed here, in one pass over at most [`MAX_HEADER`] bytes (the format is NumPy's fixed
-//! dictionary, not general Python). Files are written through [`crate::cli::output`]: atomic for
+//! dictionary, not general Python). Files are written through [`super::output`]: atomic for
 //! a regular file, through a symlink to its target, straight into a device or a FIFO.
 
-use crate::{Error, Result};
+use super::command::CliError;
+
+type Result<T> = std::result::Result<T, CliError>;
 use half::f16;
 use std::io::Read;
 use std::path::Path;
@@ -70,11 +72,6 @@ impl Data {
     /// Elements.
     pub fn len(&self) -> usize {
         each!(self, v => v.len())
-    }
-
-    /// No elements.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Bytes per element.
@@ -144,7 +141,7 @@ impl Data {
     }
 
     /// The inverse of [`Data::to_words`]: words back to this type (narrowed), every bit kept.
-    pub fn from_words(&self, w: Vec<u32>) -> Data {
+    pub fn with_words(&self, w: Vec<u32>) -> Data {
         match self {
             Data::F32(_) => Data::F32(w.iter().map(|&b| f32::from_bits(b)).collect()),
             Data::I32(_) => Data::I32(w.iter().map(|&b| b as i32).collect()),
@@ -234,33 +231,8 @@ impl Array {
     }
 }
 
-/// An element type a `.npy` file can hold.
-pub trait Element: Copy {
-    /// The values as [`Data`].
-    fn data(values: Vec<Self>) -> Data;
-}
-
-macro_rules! element {
-    ($($t:ty => $v:ident),+) => {$(
-        impl Element for $t {
-            fn data(values: Vec<Self>) -> Data {
-                Data::$v(values)
-            }
-        }
-    )+};
-}
-element!(f16 => F16, f32 => F32, f64 => F64, i32 => I32, u32 => U32, u8 => U8);
-
-/// Write `values` with `shape` (little-endian) to `path`, atomically.
-pub fn save<T: Element>(path: &Path, values: &[T], shape: &[u64]) -> Result<()> {
-    crate::cli::output::Output::prepare(path)?.write(&to_bytes(&Array::new(
-        T::data(values.to_vec()),
-        shape.to_vec(),
-    ))?)
-}
-
-fn npy_err(path: &Path, message: impl Into<String>) -> Error {
-    Error::Npy {
+fn npy_err(path: &Path, message: impl Into<String>) -> CliError {
+    CliError::Npy {
         path: path.display().to_string(),
         message: message.into(),
     }
@@ -268,7 +240,7 @@ fn npy_err(path: &Path, message: impl Into<String>) -> Error {
 
 /// Read a `.npy` file from disk.
 pub fn read(path: &Path) -> Result<Array> {
-    let io = |e: std::io::Error| Error::Io {
+    let io = |e: std::io::Error| CliError::Io {
         path: path.display().to_string(),
         source: e,
     };

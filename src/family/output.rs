@@ -12,7 +12,7 @@
 //!   by a file;
 //! - a directory or a socket is refused with an error that says what it is.
 
-use crate::Error;
+use super::command::CliError as Error;
 use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

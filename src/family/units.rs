@@ -49,11 +49,13 @@ pub fn flops(per_second: f64) -> String {
 }
 
 /// Operations per second with an SI prefix.
+#[cfg(feature = "cli")]
 pub fn ops(per_second: f64) -> String {
     scaled(per_second, "op/s", &SI)
 }
 
 /// A byte count as B, kB, MB, GB.
+#[cfg(feature = "cli")]
 pub fn bytes(b: f64) -> String {
     scaled(b, "B", &SI)
 }

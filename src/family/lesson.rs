@@ -1,0 +1,154 @@
+//! A lesson of the tour as its family writes it: the [`Lesson`] (number, name, the function that
+//! runs it), the [`Report`] it returns (the explanation, the quoted shader lines, what it
+//! predicted beside what it measured, charts) and the sizes it runs at. The tour
+//! (`crate::tour`), the HTML report and the web page present these.
+
+use crate::{Gpu, Result};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// How big the lessons' inputs are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// Tiny inputs: seconds on lavapipe (tests, `--quick`).
+    Quick,
+    /// Inputs that show the effect on a real GPU.
+    Full,
+}
+
+impl Size {
+    /// `Quick` when the program got `--quick` or `TILEKIT_QUICK` is set (the examples use this).
+    pub fn from_args() -> Size {
+        let quick = std::env::args().any(|a| a == "--quick")
+            || std::env::var("TILEKIT_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        if quick {
+            Size::Quick
+        } else {
+            Size::Full
+        }
+    }
+
+    /// `quick` or `full`.
+    pub fn pick<T>(self, quick: T, full: T) -> T {
+        match self {
+            Size::Quick => quick,
+            Size::Full => full,
+        }
+    }
+}
+
+/// A bar chart of one lesson's figures (the HTML report draws it): measured values, and what
+/// the lesson predicts where it predicts a number.
+#[derive(Clone, Debug, Serialize)]
+pub struct Chart {
+    /// What is compared.
+    pub title: String,
+    /// The unit of the values (`GB/s`, `GFLOP/s`, `x`).
+    pub unit: String,
+    /// (label, measured, predicted).
+    pub bars: Vec<(String, f64, Option<f64>)>,
+}
+
+/// What one lesson found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Lesson number and title.
+    pub title: String,
+    /// The lesson in one paragraph.
+    pub explanation: String,
+    /// Lines of "prediction | measurement".
+    pub lines: Vec<String>,
+    /// Every result matched the CPU reference.
+    pub verified: bool,
+    /// The one number to remember.
+    pub key: String,
+    /// Charts of its figures.
+    pub charts: Vec<Chart>,
+    /// The shader lines that carry the lesson (file, first line, text).
+    pub excerpt: Option<(String, usize, String)>,
+}
+
+impl Report {
+    /// An empty report for a lesson.
+    pub fn new(title: &str, explanation: &str) -> Report {
+        Report {
+            title: title.into(),
+            explanation: explanation.into(),
+            lines: vec![],
+            verified: true,
+            key: String::new(),
+            charts: vec![],
+            excerpt: None,
+        }
+    }
+
+    /// Add a line.
+    pub fn line(&mut self, s: String) {
+        self.lines.push(s);
+    }
+
+    /// Quote the lines of `source` (a shader file named `file`) between its `// [lesson]` and
+    /// `// [/lesson]` comments: the few lines that carry the lesson, marked in the shader itself
+    /// so that no WGSL is copied into Rust.
+    pub fn quote(&mut self, file: &str, source: &str) {
+        let lines: Vec<&str> = source.lines().collect();
+        let begin = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("// [lesson]"));
+        let end = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("// [/lesson]"));
+        if let (Some(a), Some(b)) = (begin, end) {
+            if a + 1 < b {
+                self.excerpt = Some((file.to_string(), a + 2, lines[a + 1..b].join("\n")));
+            }
+        }
+    }
+
+    /// The report as text.
+    pub fn render(&self) -> String {
+        let mut s = format!("== {} ==\n{}\n", self.title, self.explanation);
+        for l in &self.lines {
+            let _ = writeln!(s, "  {l}");
+        }
+        let _ = writeln!(
+            s,
+            "  verified: {}   key: {}",
+            if self.verified { "yes" } else { "NO" },
+            self.key
+        );
+        s
+    }
+}
+
+/// One lesson of the tour.
+#[derive(Clone, Copy)]
+pub struct Lesson {
+    /// Its number (the order of the tour and of `examples/NN_*`).
+    pub number: u32,
+    /// Short name (`tiled matmul`).
+    pub name: &'static str,
+    /// Runs it.
+    pub run: fn(&Gpu, Size) -> Result<Report>,
+}
+
+impl Lesson {
+    /// `NN name`.
+    pub fn label(&self) -> String {
+        format!("{:02} {}", self.number, self.name)
+    }
+}
+
+/// The note every lesson adds on a CPU adapter, where the GPU's speed-ups cannot be measured.
+pub fn cpu_note(gpu: &Gpu) -> &'static str {
+    if gpu.is_cpu() {
+        " (a CPU adapter: workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold)"
+    } else {
+        ""
+    }
+}
+
+/// Uniform f32 in [-1, 1) from a fixed seed (the lessons' inputs).
+pub fn rand_f32(n: usize, seed: u64) -> Vec<f32> {
+    crate::random::uniform_f32(n, seed)
+}

@@ -1,10 +1,83 @@
-//! Lesson 11: the tiling of lesson 02 feeding the matrix units: f32 on the scalar units against
-//! f16 on the scalar units against f16 cooperative matrices (tensor cores), and the error bound
-//! f16 inputs allow. On an adapter without them it says what is missing and runs what it can.
+//! Lesson 11: tensor cores. Lesson 02's tiling one level up: blocks staged in workgroup memory
+//! feed the matrix units (cooperative matrices, `coop_mat16x16<f16>` in WGSL, where the adapter
+//! has `EXPERIMENTAL_COOPERATIVE_MATRIX`) with f16 inputs and f32 accumulation; without them,
+//! f16 storage with f32 arithmetic on the scalar units. f16 keeps 11 significant bits, so each
+//! element's error is bounded by the f32 bound plus 2⁻¹¹ of Σ|a·b| for rounding C.
 //!
-//! Run: `cargo run --release --example 11_tensor_cores` (add `-- --quick` for small sizes, as on lavapipe).
-//! The lesson is `src/kernels/matmul/lesson.rs`, beside its kernels; `tilekit tour` runs it as lesson 11.
+//! `cargo run --release --example 11_tensor_cores`
 
-fn main() {
-    tilekit::tour::example(11);
+use half::f16;
+use tilekit::kernels::matmul::{f32_bound, reference, Selection, Shape, Variant};
+
+fn main() -> tilekit::Result<()> {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let gpu = tilekit::Gpu::new()?;
+    if let Err(e) = gpu.require(wgpu::Features::SHADER_F16, "f16 matmul") {
+        println!("{}: {e}; nothing to run", gpu.summary.name);
+        return Ok(());
+    }
+    let n = if quick || gpu.is_cpu() { 256 } else { 4096 };
+    println!("{} ({}), {n}³\n", gpu.summary.name, gpu.summary.backend);
+    let shape = Shape::new(n, n, n)?;
+
+    // Operands f16 can hold exactly, so the reference sees what the kernel sees.
+    let half = |v: Vec<f32>| -> Vec<f16> { v.into_iter().map(f16::from_f32).collect() };
+    let a16 = half(tilekit::random::uniform_f32(n * n, 11));
+    let b16 = half(tilekit::random::uniform_f32(n * n, 12));
+    let a: Vec<f32> = a16.iter().map(|x| x.to_f32()).collect();
+    let b: Vec<f32> = b16.iter().map(|x| x.to_f32()).collect();
+
+    // f32 on the scalar units: the kernel a call gets.
+    let (da, db, dc) = (
+        gpu.upload("A", &a)?,
+        gpu.upload("B", &b)?,
+        gpu.alloc::<f32>("C", n * n)?,
+    );
+    let (f32_run, _) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Auto)?;
+    println!(
+        "f32 {:<14} {:>9.3} ms {:>8.1} TFLOP/s",
+        f32_run.run.variant.name(),
+        f32_run.median * 1e3,
+        shape.flops() as f64 / f32_run.median / 1e12
+    );
+
+    // f16 on the scalar units, then on the matrix units where the adapter has them.
+    let (ha, hb, hc) = (
+        gpu.upload("A", &a16)?,
+        gpu.upload("B", &b16)?,
+        gpu.alloc::<f16>("C", n * n)?,
+    );
+    let (exact, magnitude) = if n <= 256 {
+        reference(&a, &b, n, n, n)
+    } else {
+        (vec![], vec![])
+    };
+    for v in [Variant::PIPELINED_F16, Variant::COOP] {
+        if let Err(e) = gpu.plan_matmul(v, shape, None) {
+            println!("f16 {:<14} not on this adapter: {e}", v.name());
+            continue;
+        }
+        let (m, c) = gpu.measure_matmul((&ha, &hb, &hc), shape, &Selection::Variant(v))?;
+        // Every element against f64, where the sizes allow it here.
+        for (i, e) in exact.iter().enumerate() {
+            let bound = f32_bound(n, magnitude[i]) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
+            if (c[i] as f64 - e).abs() > bound {
+                println!("element {i}: {} against {e}", c[i]);
+                std::process::exit(1);
+            }
+        }
+        println!(
+            "f16 {:<14} {:>9.3} ms {:>8.1} TFLOP/s  {}  {}",
+            v.name(),
+            m.median * 1e3,
+            shape.flops() as f64 / m.median / 1e12,
+            m.against(&f32_run).than("f32"),
+            if exact.is_empty() {
+                "(f64 check at ≤ 256³)"
+            } else {
+                "verified"
+            }
+        );
+    }
+    Ok(())
 }

@@ -7,11 +7,8 @@
 pub use crate::family::bench::{Bench, Bound, Config, Entry};
 use crate::family::units;
 use crate::kernels::{wide, FAMILIES};
-use crate::pipeline::Shader;
 use crate::{Gpu, Result};
 use serde::{Deserialize, Serialize};
-
-const CEILING: Shader = Shader::file("ceiling", include_str!("../shaders/ceiling.wgsl"));
 
 /// A whole bench run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -93,7 +90,6 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
     drop((src, dst));
     let (iters, groups) = (b.pick(256, 4096) as u32, b.pick(64, 132 * 64) as u32);
     let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256)?;
-    let params = gpu.uniform(&[iters, groups, 0.999_999f32.to_bits(), 0]);
     let fma_ops = groups as u64 * 256 * iters as u64 * 8 * 2;
     b.measure(
         "ceiling/fma",
@@ -102,13 +98,7 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         fma_ops,
         Bound::Compute,
         |_| {
-            let t = gpu.launch(
-                &CEILING,
-                "fma_chains",
-                &[("WG".into(), 256.0)],
-                &[(0, sink.bind()), (1, params.bind())],
-                groups as u64,
-            )?;
+            let t = gpu.fma_ceiling(&sink, groups, iters)?;
             Ok((t.seconds, true, "WG=256, 8 chains".into()))
         },
     )

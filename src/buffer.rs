@@ -148,46 +148,71 @@ impl Gpu {
     }
 
     /// A storage buffer of `len` elements from the pool or new, with unspecified contents.
-    pub(crate) fn alloc_uninit<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+    pub(crate) async fn alloc_uninit<T: Pod>(
+        &self,
+        what: &str,
+        len: usize,
+    ) -> Result<DeviceBuffer<T>> {
         let bytes = self.padded(self.check_buffer::<T>(what, len)?);
         if let Some((id, b)) = self.pools.inner.take(bytes, Self::usage()) {
             return Ok(self.wrap(id, b, len));
         }
-        let buffer = self.scoped(&format!("allocating {what}"), || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(what),
-                size: bytes,
-                usage: Self::usage(),
-                mapped_at_creation: false,
+        let buffer = self
+            .scoped(&format!("allocating {what}"), || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(what),
+                    size: bytes,
+                    usage: Self::usage(),
+                    mapped_at_creation: false,
+                })
             })
-        })?;
+            .await?;
         Ok(self.wrap(next_id(), buffer, len))
     }
 
     /// A storage buffer of `len` elements for a kernel's output: poisoned with [`POISON`] when
     /// the [`Gpu`] poisons outputs ([`crate::GpuOptions::poison_outputs`]), else with whatever
     /// a pooled buffer last held (every kernel writes all of its output).
-    pub fn alloc<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        let b = self.alloc_uninit::<T>(what, len)?;
+    pub async fn alloc_async<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        let b = self.alloc_uninit::<T>(what, len).await?;
         if self.poison_outputs {
-            self.poison(&b)?;
+            self.poison_async(&b).await?;
         }
         Ok(b)
     }
 
+    /// Blocking [`Gpu::alloc_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn alloc<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        crate::gpu::block_on(self.alloc_async(what, len))
+    }
+
     /// A buffer of `len` elements all zero (accumulators).
-    pub fn zeros<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        let b = self.alloc_uninit::<T>(what, len)?;
+    pub async fn zeros_async<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        let b = self.alloc_uninit::<T>(what, len).await?;
         self.scoped("clearing a buffer", || {
             let mut enc = self.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&b.buffer, 0, None);
             self.submit_one(enc.finish());
-        })?;
+        })
+        .await?;
         Ok(b)
     }
 
-    /// Upload a slice into a storage buffer (pooled when one of that size is free).
+    /// Blocking [`Gpu::zeros_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn zeros<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
+        crate::gpu::block_on(self.zeros_async(what, len))
+    }
+
+    /// Blocking [`Gpu::upload_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn upload<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
+        crate::gpu::block_on(self.upload_async(what, data))
+    }
+
+    /// Upload a slice into a storage buffer (pooled when one of that size is free).
+    pub async fn upload_async<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
         let bytes = self.check_buffer::<T>(what, data.len())?;
         let padded = self.padded(bytes);
         // wgpu copies whole 4-byte words (COPY_BUFFER_ALIGNMENT): an odd count of f16 or u8
@@ -207,54 +232,70 @@ impl Gpu {
         if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
             self.scoped(&format!("uploading {what}"), || {
                 self.queue.write_buffer(&b, 0, contents);
-            })?;
+            })
+            .await?;
             return Ok(self.wrap(id, b, data.len()));
         }
-        let buffer = self.scoped(&format!("uploading {what}"), || {
-            if padded == contents.len() as u64 {
-                self.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        let buffer = self
+            .scoped(&format!("uploading {what}"), || {
+                if padded == contents.len() as u64 {
+                    self.device
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(what),
+                            contents,
+                            usage: Self::usage(),
+                        })
+                } else {
+                    let b = self.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some(what),
-                        contents,
+                        size: padded,
                         usage: Self::usage(),
-                    })
-            } else {
-                let b = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(what),
-                    size: padded,
-                    usage: Self::usage(),
-                    mapped_at_creation: false,
-                });
-                self.queue.write_buffer(&b, 0, contents);
-                b
-            }
-        })?;
+                        mapped_at_creation: false,
+                    });
+                    self.queue.write_buffer(&b, 0, contents);
+                    b
+                }
+            })
+            .await?;
         Ok(self.wrap(next_id(), buffer, data.len()))
     }
 
     /// Read a buffer back to the host: one copy into a pooled staging buffer, one submission,
     /// one wait (with the GPU timeout).
-    pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+    pub async fn read_async<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         Ok(self
-            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes(), false)?
+            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes(), false)
+            .await?
             .1)
+    }
+
+    /// Blocking [`Gpu::read_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        crate::gpu::block_on(self.read_async(buf))
     }
 
     /// Overwrite every word of `buf` with [`POISON`], so that an element a kernel fails to write
     /// is caught by the comparison with the CPU reference.
-    pub fn poison<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<()> {
+    pub async fn poison_async<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<()> {
         let words = u32::try_from(buf.buffer.size() / 4).map_err(|_| Error::SizeOverflow {
             what: "poisoned buffer".into(),
             detail: format!("{} bytes", buf.buffer.size()),
         })?;
-        self.fill_words(buf.bind(), words, POISON, "fill")?;
+        self.fill_words(buf.bind(), words, POISON, "fill").await?;
         Ok(())
+    }
+
+    /// Blocking [`Gpu::poison_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn poison<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<()> {
+        crate::gpu::block_on(self.poison_async(buf))
     }
 
     /// Write `value` (entry `fill`) or `value + i` (entry `iota`) into the first `words` words of
     /// `buffer`, folding the launch into 2-D when it needs more than
     /// `max_compute_workgroups_per_dimension` workgroups.
-    pub fn fill_words(
+    pub(crate) async fn fill_words(
         &self,
         buffer: Bind<'_>,
         words: u32,
@@ -271,6 +312,7 @@ impl Gpu {
             &[(0, buffer), (1, params.bind())],
             count,
         )
+        .await
     }
 }
 

@@ -8,37 +8,50 @@ use crate::Result;
 use std::sync::Arc;
 
 impl Gpu {
-    fn module(&self, shader: &Shader) -> Result<Arc<wgpu::ShaderModule>> {
-        let mut modules = self.pipelines.modules.lock().expect("module cache");
-        if let Some(m) = modules.get(shader.name.as_ref()) {
+    async fn module(&self, shader: &Shader) -> Result<Arc<wgpu::ShaderModule>> {
+        if let Some(m) = self
+            .pipelines
+            .modules
+            .lock()
+            .expect("module cache")
+            .get(shader.name.as_ref())
+        {
             return Ok(m.clone());
         }
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&shader.name),
             source: wgpu::ShaderSource::Wgsl(shader.source.clone()),
         };
-        let module = self.scoped(&format!("compiling shaders/{}.wgsl", shader.name), || {
-            if self.runtime_checks || shader.checked {
-                self.device.create_shader_module(desc)
-            } else {
-                // SAFETY: tilekit's kernels guard every global access with their own bounds
-                // checks (tests cover the edge sizes of every family), and their loops are bounded
-                // by uniform sizes; without the checks, loops run up to 3× faster (FINDINGS.md 3).
-                unsafe {
-                    self.device
-                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+        let module = self
+            .scoped(&format!("compiling shaders/{}.wgsl", shader.name), || {
+                if self.runtime_checks || shader.checked {
+                    self.device.create_shader_module(desc)
+                } else {
+                    // SAFETY: tilekit's kernels guard every global access with their own bounds
+                    // checks (tests cover the edge sizes of every family), and their loops are bounded
+                    // by uniform sizes; without the checks, loops run up to 3× faster (FINDINGS.md 3).
+                    unsafe {
+                        self.device.create_shader_module_trusted(
+                            desc,
+                            wgpu::ShaderRuntimeChecks::unchecked(),
+                        )
+                    }
                 }
-            }
-        })?;
+            })
+            .await?;
         let module = Arc::new(module);
-        modules.insert(shader.name.to_string(), module.clone());
+        self.pipelines
+            .modules
+            .lock()
+            .expect("module cache")
+            .insert(shader.name.to_string(), module.clone());
         Ok(module)
     }
 
     /// The compute pipeline for `entry` of `shader` with these override constants, built on first
     /// use and cached. The caller must have checked the plan against the limits (the planner
     /// does): wgpu 30 does not (FINDINGS.md pitfalls 1, 2).
-    pub fn pipeline(
+    pub(crate) async fn pipeline(
         &self,
         shader: &Shader,
         entry: &str,
@@ -65,25 +78,27 @@ impl Gpu {
         {
             return Ok(p.clone());
         }
-        let module = self.module(shader)?;
+        let module = self.module(shader).await?;
         let consts: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let label = format!("{}::{entry}", shader.name);
-        let pipeline = self.scoped(&format!("building pipeline {label} {constants:?}"), || {
-            self.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&label),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &consts,
-                        // Every tilekit kernel writes its workgroup arrays before reading them
-                        // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
-                        zero_initialize_workgroup_memory: self.runtime_checks || shader.checked,
-                    },
-                    cache: None,
-                })
-        })?;
+        let pipeline = self
+            .scoped(&format!("building pipeline {label} {constants:?}"), || {
+                self.device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(&label),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &consts,
+                            // Every tilekit kernel writes its workgroup arrays before reading them
+                            // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
+                            zero_initialize_workgroup_memory: self.runtime_checks || shader.checked,
+                        },
+                        cache: None,
+                    })
+            })
+            .await?;
         let pipeline = Arc::new(pipeline);
         self.pipelines
             .pipelines
@@ -104,7 +119,19 @@ impl Gpu {
     /// `shader`: every launch this thread makes of that module's entry points inside `f` builds
     /// them from `shader` instead, with the library's own host code, bindings and constants.
     /// This is how `tilekit exercise check` runs a learner's file; other threads are not
-    /// affected. `shader` needs a name of its own (pipelines are cached by name).
+    /// affected (in a browser, where every task shares the one thread, run nothing else
+    /// meanwhile). `shader` needs a name of its own (pipelines are cached by name).
+    pub async fn with_substitute_async<F: std::future::Future>(
+        &self,
+        module: &str,
+        shader: Shader,
+        f: F,
+    ) -> F::Output {
+        let _restore = crate::pipeline::substitute(module, shader);
+        f.await
+    }
+
+    /// [`Gpu::with_substitute_async`] around a blocking `f`.
     pub fn with_substitute<R>(&self, module: &str, shader: Shader, f: impl FnOnce() -> R) -> R {
         let _restore = crate::pipeline::substitute(module, shader);
         f()

@@ -172,6 +172,12 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// Blocks on `f` (a native program's thin wrapper over an async call; a browser cannot block).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
 /// The backends `WGPU_BACKEND` names (a comma-separated list, as wgpu reads it), `None` when
 /// it is unset; a name wgpu does not know is an error listing the ones it does (wgpu itself
 /// skips it with a log line, and an empty set then looked like a machine without a driver).
@@ -204,8 +210,8 @@ fn backends_from_env() -> Result<wgpu::Backends> {
     Ok(env_backends()?.unwrap_or(wgpu::Backends::PRIMARY))
 }
 
-fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
-    let mut all = pollster::block_on(instance(backends).enumerate_adapters(backends));
+async fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let mut all = instance(backends).enumerate_adapters(backends).await;
     all.sort_by_key(|a| {
         let i = a.get_info();
         (type_rank(i.device_type), backend_rank(i.backend))
@@ -213,16 +219,33 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
     all
 }
 
-/// The adapters tilekit chooses from (`WGPU_BACKEND`, else the native backends), best first.
-pub fn adapters() -> Result<Vec<wgpu::Adapter>> {
-    Ok(enumerate(backends_from_env()?))
+/// The adapters tilekit chooses from (`WGPU_BACKEND`, else the native backends; in a browser,
+/// its WebGPU), best first.
+pub async fn adapters_async() -> Result<Vec<wgpu::Adapter>> {
+    Ok(enumerate(backends_from_env()?).await)
 }
 
 /// The summaries of every adapter on every backend wgpu can reach, OpenGL included (`tilekit
 /// info`), or only those of `WGPU_BACKEND` when it is set.
-pub fn adapter_summaries() -> Result<Vec<AdapterSummary>> {
+pub async fn adapter_summaries_async() -> Result<Vec<AdapterSummary>> {
     let backends = env_backends()?.unwrap_or(wgpu::Backends::all());
-    Ok(enumerate(backends).iter().map(AdapterSummary::of).collect())
+    Ok(enumerate(backends)
+        .await
+        .iter()
+        .map(AdapterSummary::of)
+        .collect())
+}
+
+/// Blocking [`adapters_async`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn adapters() -> Result<Vec<wgpu::Adapter>> {
+    block_on(adapters_async())
+}
+
+/// Blocking [`adapter_summaries_async`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn adapter_summaries() -> Result<Vec<AdapterSummary>> {
+    block_on(adapter_summaries_async())
 }
 
 /// `adapters` whose name contains `wanted` (case-insensitive), or [`Error::AdapterNotFound`]
@@ -254,8 +277,8 @@ pub fn matching<T>(
     }
 }
 
-fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
-    let all = adapters()?;
+async fn pick_adapter(wanted: Option<&str>) -> Result<wgpu::Adapter> {
+    let all = adapters_async().await?;
     if all.is_empty() {
         return Err(Error::NoAdapter {
             backends: format!("{:?}", backends_from_env()?),
@@ -316,7 +339,7 @@ pub struct Gpu {
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub(crate) polling: Mutex<()>,
     /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
-    pub(crate) last_work: Mutex<Option<std::time::Instant>>,
+    pub(crate) last_work: Mutex<Option<web_time::Instant>>,
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
     /// table, held as `Any` so that the runtime does not name a kernel family).
     pub(crate) tuning: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
@@ -333,17 +356,29 @@ impl std::fmt::Debug for Gpu {
 
 impl Gpu {
     /// The best adapter, or the one `TILEKIT_ADAPTER` names.
+    pub async fn new_async() -> Result<Gpu> {
+        Gpu::with_options_async(GpuOptions::default()).await
+    }
+
+    /// Blocking [`Gpu::new_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<Gpu> {
-        Gpu::with_options(GpuOptions::default())
+        block_on(Gpu::new_async())
+    }
+
+    /// Blocking [`Gpu::with_options_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_options(opts: GpuOptions) -> Result<Gpu> {
+        block_on(Gpu::with_options_async(opts))
     }
 
     /// Open a GPU with explicit options.
-    pub fn with_options(opts: GpuOptions) -> Result<Gpu> {
+    pub async fn with_options_async(opts: GpuOptions) -> Result<Gpu> {
         let wanted = opts
             .adapter
             .clone()
             .or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
-        let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty()))?;
+        let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty())).await?;
         let features = WANTED_FEATURES
             .iter()
             .map(|(f, _)| *f)
@@ -358,15 +393,17 @@ impl Gpu {
         } else {
             wgpu::ExperimentalFeatures::disabled()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("tilekit"),
-            required_features: features,
-            required_limits: adapter.limits(),
-            experimental_features: experimental,
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("tilekit"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                experimental_features: experimental,
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
         // Errors are caught by error scopes around each operation; anything that escapes is
         // logged rather than aborting the process.
         device.on_uncaptured_error(Arc::new(|e| log::error!("wgpu: {e}")));
@@ -518,13 +555,14 @@ impl Gpu {
 
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes
     /// [`Error::Gpu`] (or [`Error::DeviceLost`] once the device is gone).
-    pub(crate) fn scoped<T>(&self, context: &str, f: impl FnOnce() -> T) -> Result<T> {
+    pub(crate) async fn scoped<T>(&self, context: &str, f: impl FnOnce() -> T) -> Result<T> {
         self.check_lost()?;
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
+        // Native wgpu answers at once; a browser's WebGPU answers on its event loop.
+        let v = validation.pop().await;
+        let o = oom.pop().await;
         self.check_lost()?;
         match v.or(o) {
             Some(e) => Err(Error::Gpu {
@@ -539,18 +577,43 @@ impl Gpu {
     /// on a non-blocking check first: a blocking wait on NVIDIA's Vulkan driver returns some
     /// 100 µs after the work is done, which is most of a small call's cost (BENCHMARKS.md,
     /// "per-call wall time"); after 2 ms it blocks, so long kernels burn no CPU.
-    pub(crate) fn wait_for(
+    pub(crate) async fn wait_for(
         &self,
         what: &str,
         submission: Option<wgpu::SubmissionIndex>,
     ) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.wait_polling(what, submission)
+        }
+        // In a browser nothing can block: wait for the queue's promise. The browser ends a
+        // kernel that runs away (its watchdog loses the device), which the lost check reports.
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = (what, submission);
+            let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+            self.queue.on_submitted_work_done(move || {
+                let _ = tx.send(());
+            });
+            rx.receive().await;
+            self.check_lost()?;
+            if let Ok(mut t) = self.last_work.lock() {
+                *t = Some(web_time::Instant::now());
+            }
+            Ok(())
+        }
+    }
+
+    /// [`Gpu::wait_for`] on a native device: poll with the GPU timeout.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn wait_polling(&self, what: &str, submission: Option<wgpu::SubmissionIndex>) -> Result<()> {
         // A CPU adapter (lavapipe) runs the kernels on the host's cores: spinning would take one.
         let spin = if self.summary.device_type == "Cpu" {
             Duration::ZERO
         } else {
             Duration::from_micros(2000)
         };
-        let start = std::time::Instant::now();
+        let start = web_time::Instant::now();
         // wgpu-core 30 asserts when a poll and another thread's poll or submission (which polls
         // too) interleave (gfx-rs/wgpu#9958, fixed after 30.0.1): each holds `polling`, and a
         // wait is cut into slices of at most 1 ms so that other threads submit in between.
@@ -586,7 +649,7 @@ impl Gpu {
         self.check_lost()?;
         if r.is_ok() {
             if let Ok(mut t) = self.last_work.lock() {
-                *t = Some(std::time::Instant::now());
+                *t = Some(web_time::Instant::now());
             }
         }
         match r {

@@ -9,7 +9,11 @@ use crate::pool::{Bind, BindKey, Timer};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
+
+/// A boxed future that need not be `Send` (in a browser nothing is): what a trait object's
+/// async method returns.
+pub(crate) type LocalFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>>;
 
 /// Which clock measured a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,7 +109,7 @@ impl Speed {
 }
 
 /// One dispatch: a pipeline, its bind group and its grid.
-pub struct Step {
+pub(crate) struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
     bind_group: wgpu::BindGroup,
     dispatch: Dispatch,
@@ -114,7 +118,7 @@ pub struct Step {
 impl Step {
     /// Bind `buffers` (binding number, buffer) to group 0 of `pipeline`. The bind group is
     /// cached by the pipeline and the buffers' identities, so a repeated call builds none.
-    pub fn new(
+    pub(crate) async fn new(
         gpu: &Gpu,
         pipeline: &Arc<wgpu::ComputePipeline>,
         buffers: &[(u32, Bind<'_>)],
@@ -124,23 +128,33 @@ impl Step {
             pipeline: Arc::as_ptr(pipeline) as usize,
             entries: buffers.iter().map(|(i, b)| (*i, b.id)).collect(),
         });
-        let bind_group = gpu.pools.inner.bind_group(key, || {
-            let layout = pipeline.get_bind_group_layout(0);
-            let entries: Vec<wgpu::BindGroupEntry> = buffers
-                .iter()
-                .map(|(binding, b)| wgpu::BindGroupEntry {
-                    binding: *binding,
-                    resource: b.buffer.as_entire_binding(),
-                })
-                .collect();
-            gpu.scoped("binding buffers", || {
-                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &layout,
-                    entries: &entries,
-                })
-            })
-        })?;
+        let cached = key.as_ref().and_then(|k| gpu.pools.inner.bind_group(k));
+        let bind_group = match cached {
+            Some(b) => b,
+            None => {
+                let layout = pipeline.get_bind_group_layout(0);
+                let entries: Vec<wgpu::BindGroupEntry> = buffers
+                    .iter()
+                    .map(|(binding, b)| wgpu::BindGroupEntry {
+                        binding: *binding,
+                        resource: b.buffer.as_entire_binding(),
+                    })
+                    .collect();
+                let b = gpu
+                    .scoped("binding buffers", || {
+                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: None,
+                            layout: &layout,
+                            entries: &entries,
+                        })
+                    })
+                    .await?;
+                if let Some(k) = key {
+                    gpu.pools.inner.keep_bind_group(k, b.clone());
+                }
+                b
+            }
+        };
         Ok(Step {
             pipeline: pipeline.clone(),
             bind_group,
@@ -161,13 +175,14 @@ fn map_read(
     rx
 }
 
-fn mapped(
+async fn mapped(
     rx: futures_intrusive::channel::shared::OneshotReceiver<Result<(), wgpu::BufferAsyncError>>,
     what: &str,
 ) -> Result<()> {
-    // The wait before this has completed the submission, so the callback has run (or was
-    // dropped with the device, which closes the channel): this does not block.
-    match pollster::block_on(rx.receive()) {
+    // Natively the wait before this completed the submission, so the callback has run (or was
+    // dropped with the device, which closes the channel) and this returns at once; in a browser
+    // the mapping resolves on its event loop.
+    match rx.receive().await {
         Some(Ok(())) => Ok(()),
         Some(Err(e)) => Err(Error::Gpu {
             context: what.to_string(),
@@ -210,20 +225,20 @@ impl Gpu {
     /// cache may finish compiling them at their first dispatch: 1.44 s was once reported for a
     /// 3 ms matmul), then calls back to back until the GPU has been busy for
     /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] timed calls: their median and spread.
-    pub fn measure<R>(
+    pub async fn measure_async<R>(
         &self,
-        mut f: impl FnMut() -> Result<R>,
+        mut f: impl AsyncFnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
     ) -> Result<Measured<R>> {
         let warm_up = self.warm_up_seconds();
         let start = Instant::now();
-        f()?;
+        f().await?;
         while start.elapsed().as_secs_f64() < warm_up {
-            f()?;
+            f().await?;
         }
         let mut runs: Vec<(f64, R)> = Vec::with_capacity(STEADY_RUNS);
         for _ in 0..STEADY_RUNS {
-            let r = f()?;
+            let r = f().await?;
             runs.push((seconds(&r), r));
         }
         runs.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -237,18 +252,19 @@ impl Gpu {
         })
     }
 
-    /// [`Gpu::measure`]'s median run.
-    pub fn steady<R>(
+    /// Blocking [`Gpu::measure_async`], for a blocking `f`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn measure<R>(
         &self,
-        f: impl FnMut() -> Result<R>,
+        mut f: impl FnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
-    ) -> Result<R> {
-        Ok(self.measure(f, seconds)?.run)
+    ) -> Result<Measured<R>> {
+        crate::gpu::block_on(self.measure_async(async || f(), seconds))
     }
 
     /// One step: `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with
     /// `buffers` bound (binding number, buffer) to group 0.
-    pub fn step(
+    pub(crate) async fn step(
         &self,
         shader: &Shader,
         entry: &str,
@@ -261,27 +277,27 @@ impl Gpu {
             count,
             self.limits().max_compute_workgroups_per_dimension,
         )?;
-        let pipeline = self.pipeline(shader, entry, constants)?;
-        Step::new(self, &pipeline, buffers, dispatch)
+        let pipeline = self.pipeline(shader, entry, constants).await?;
+        Step::new(self, &pipeline, buffers, dispatch).await
     }
 
     /// The step of a planned kernel: `plan`'s constants and `plan`'s grid ([`Plan::dispatch`],
     /// already folded into 2-D), so that what runs is what the plan says.
     ///
     /// [`Plan::dispatch`]: crate::plan::Plan::dispatch
-    pub(crate) fn planned_step(
+    pub(crate) async fn planned_step(
         &self,
         shader: &Shader,
         entry: &str,
         plan: &crate::plan::Plan,
         buffers: &[(u32, Bind<'_>)],
     ) -> Result<Step> {
-        let pipeline = self.pipeline(shader, entry, &plan.constants())?;
-        Step::new(self, &pipeline, buffers, plan.dispatch)
+        let pipeline = self.pipeline(shader, entry, &plan.constants()).await?;
+        Step::new(self, &pipeline, buffers, plan.dispatch).await
     }
 
     /// Launch one step and time it.
-    pub fn launch(
+    pub(crate) async fn launch(
         &self,
         shader: &Shader,
         entry: &str,
@@ -289,8 +305,8 @@ impl Gpu {
         buffers: &[(u32, Bind<'_>)],
         count: u64,
     ) -> Result<Timing> {
-        let step = self.step(shader, entry, constants, buffers, count)?;
-        self.execute(&[step])
+        let step = self.step(shader, entry, constants, buffers, count).await?;
+        self.execute(&[step]).await
     }
 
     /// Whether runs are timed with GPU timestamps.
@@ -304,33 +320,26 @@ impl Gpu {
 
     /// Run `steps` in order in one compute pass (wgpu makes each dispatch's writes visible to the
     /// next), wait for them, and time them.
-    pub fn execute(&self, steps: &[Step]) -> Result<Timing> {
-        Ok(self.submit::<u8>(steps, None, true)?.0)
+    pub(crate) async fn execute(&self, steps: &[Step]) -> Result<Timing> {
+        Ok(self.submit::<u8>(steps, None, true).await?.0)
     }
 
-    /// Run `steps` and read `bytes` of `buffer` back, in one submission and one wait.
-    pub fn execute_and_read(
-        &self,
-        steps: &[Step],
-        buffer: &wgpu::Buffer,
-        bytes: u64,
-    ) -> Result<(Timing, Vec<u8>)> {
-        self.execute_and_read_as::<u8>(steps, buffer, bytes, true)
-    }
-
-    /// [`Gpu::execute_and_read`] into elements of `T`, copied once out of the mapped staging
+    /// Run `steps` and read `bytes` of `buffer` back as elements of `T`, in one submission and
+    /// one wait, copied once out of the mapped staging
     /// buffer (a second copy from bytes into `T`s cost about as much as the readback itself for
     /// a 1 MiB result on the H100). `timed: false` skips the timestamp queries (the timing is then
     /// the wall clock), for a call whose caller wants the answer, not the time: on the H100 the
     /// queries' resolve, copy and second mapping cost a 2^20 sum's call 12–14 µs (BENCHMARKS.md).
-    pub(crate) fn execute_and_read_as<T: bytemuck::Pod>(
+    pub(crate) async fn execute_and_read_as<T: bytemuck::Pod>(
         &self,
         steps: &[Step],
         buffer: &wgpu::Buffer,
         bytes: u64,
         timed: bool,
     ) -> Result<(Timing, Vec<T>)> {
-        let (t, data) = self.submit::<T>(steps, Some((buffer, bytes)), timed)?;
+        let (t, data) = self
+            .submit::<T>(steps, Some((buffer, bytes)), timed)
+            .await?;
         Ok((t, data.unwrap_or_default()))
     }
 
@@ -366,7 +375,7 @@ impl Gpu {
         }
     }
 
-    fn submit<T: bytemuck::Pod>(
+    async fn submit<T: bytemuck::Pod>(
         &self,
         steps: &[Step],
         read: Option<(&wgpu::Buffer, u64)>,
@@ -377,37 +386,41 @@ impl Gpu {
         let copy = read.map(|(_, bytes)| bytes.div_ceil(4) * 4);
         let staging = copy.map(|c| self.pools.inner.staging(&self.device, c.max(4)));
         let start = Instant::now();
-        let index = self.scoped("running kernels", || {
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            if !steps.is_empty() {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("tilekit"),
-                    timestamp_writes: timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
-                        query_set: &t.set,
-                        beginning_of_pass_write_index: Some(0),
-                        end_of_pass_write_index: Some(1),
-                    }),
-                });
-                for s in steps {
-                    pass.set_pipeline(&s.pipeline);
-                    pass.set_bind_group(0, &s.bind_group, &[]);
-                    pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
+        let index = self
+            .scoped("running kernels", || {
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                if !steps.is_empty() {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("tilekit"),
+                        timestamp_writes: timer.as_ref().map(|t| {
+                            wgpu::ComputePassTimestampWrites {
+                                query_set: &t.set,
+                                beginning_of_pass_write_index: Some(0),
+                                end_of_pass_write_index: Some(1),
+                            }
+                        }),
+                    });
+                    for s in steps {
+                        pass.set_pipeline(&s.pipeline);
+                        pass.set_bind_group(0, &s.bind_group, &[]);
+                        pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
+                    }
                 }
-            }
-            if let Some(t) = &timer {
-                enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
-                enc.copy_buffer_to_buffer(&t.resolve, 0, &t.staging, 0, 16);
-            }
-            if let (Some((src, _)), Some(dst), Some(c)) = (read, &staging, copy) {
-                if c > 0 {
-                    enc.copy_buffer_to_buffer(src, 0, dst, 0, c);
+                if let Some(t) = &timer {
+                    enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
+                    enc.copy_buffer_to_buffer(&t.resolve, 0, &t.staging, 0, 16);
                 }
-            }
-            self.submit_one(enc.finish())
-        })?;
+                if let (Some((src, _)), Some(dst), Some(c)) = (read, &staging, copy) {
+                    if c > 0 {
+                        enc.copy_buffer_to_buffer(src, 0, dst, 0, c);
+                    }
+                }
+                self.submit_one(enc.finish())
+            })
+            .await?;
         let timer_rx = timer.as_ref().map(|t| map_read(self, &t.staging));
         let data_rx = staging.as_ref().map(|s| map_read(self, s));
-        self.wait_for("the kernels", Some(index))?;
+        self.wait_for("the kernels", Some(index)).await?;
         let wall = start.elapsed().as_secs_f64();
         // A back end that runs the work inside `submit` (wgpu's GL back end on llvmpipe) cannot
         // be interrupted; the call still ends in the timeout's error, late rather than never.
@@ -419,7 +432,7 @@ impl Gpu {
         }
         let data = match (staging, data_rx, read) {
             (Some(s), Some(rx), Some((_, bytes))) => {
-                mapped(rx, "reading a buffer back")?;
+                mapped(rx, "reading a buffer back").await?;
                 let out = {
                     let view = s.slice(..).get_mapped_range().map_err(|e| Error::Gpu {
                         context: "reading a buffer back".into(),
@@ -443,7 +456,7 @@ impl Gpu {
         };
         let timing = match (timer, timer_rx) {
             (Some(t), Some(rx)) => {
-                mapped(rx, "reading timestamps")?;
+                mapped(rx, "reading timestamps").await?;
                 let ticks: [u64; 2] = {
                     let view = t
                         .staging
@@ -479,13 +492,20 @@ impl Gpu {
     }
 
     /// Copy `bytes` from one buffer to another (outside any timing).
-    pub fn copy_buffer(&self, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) -> Result<()> {
-        let index = self.scoped("copying a buffer", || {
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes.div_ceil(4) * 4);
-            self.submit_one(enc.finish())
-        })?;
-        self.wait_for("a buffer copy", Some(index))
+    pub(crate) async fn copy_buffer(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<()> {
+        let index = self
+            .scoped("copying a buffer", || {
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes.div_ceil(4) * 4);
+                self.submit_one(enc.finish())
+            })
+            .await?;
+        self.wait_for("a buffer copy", Some(index)).await
     }
 }
 
@@ -497,7 +517,7 @@ impl Gpu {
 
     /// A uniform block holding `value` (kernel parameters), shared with every call that passes
     /// the same bytes.
-    pub fn uniform<T: bytemuck::Pod>(&self, value: &T) -> crate::pool::Uniform {
+    pub(crate) fn uniform<T: bytemuck::Pod>(&self, value: &T) -> crate::pool::Uniform {
         self.pools
             .inner
             .uniform(&self.device, bytemuck::bytes_of(value))

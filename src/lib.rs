@@ -25,6 +25,7 @@
 
 // The library: what a program calls.
 mod buffer;
+mod ceiling;
 mod compile;
 mod convert;
 mod dispatch;

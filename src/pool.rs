@@ -280,32 +280,32 @@ impl Inner {
         };
     }
 
-    /// A family's prepared launches for `key`, made by `make` the first time: the per-call work
+    /// A family's prepared launches for `key`, if they were made (and kept with
+    /// [`Inner::keep_recipe`]): the per-call work
     /// of choosing a plan, building shaders' names, allocating scratch buffers and binding them
     /// is done once per input buffer and parameters, not on every call (issue 13, the per-call
     /// tax). A recipe owns its scratch buffers; launches from several calls run in queue order,
     /// so calls sharing one never overlap on the GPU.
-    pub(crate) fn recipe<R: std::any::Any + Send + Sync>(
-        &self,
-        key: RecipeKey,
-        make: impl FnOnce() -> crate::Result<R>,
-    ) -> crate::Result<Arc<R>> {
+    pub(crate) fn recipe<R: std::any::Any + Send + Sync>(&self, key: &RecipeKey) -> Option<Arc<R>> {
         // A learner's substituted shader must run, not the pipelines prepared before it.
         if crate::pipeline::substituting() {
-            return make().map(Arc::new);
+            return None;
         }
-        let hit = self.recipes.lock().ok().and_then(|mut r| r.get(&key));
-        if let Some(r) = hit.and_then(|r| r.downcast::<R>().ok()) {
-            return Ok(r);
+        let hit = self.recipes.lock().ok().and_then(|mut r| r.get(key));
+        hit.and_then(|r| r.downcast::<R>().ok())
+    }
+
+    /// Keep `made` as the recipe for `key` (not while a shader is substituted).
+    pub(crate) fn keep_recipe<R: std::any::Any + Send + Sync>(&self, key: RecipeKey, made: Arc<R>) {
+        if crate::pipeline::substituting() {
+            return;
         }
-        let made = Arc::new(make()?);
         let evicted = self
             .recipes
             .lock()
             .ok()
-            .and_then(|mut r| r.insert(key, made.clone() as Recipe));
+            .and_then(|mut r| r.insert(key, made as Recipe));
         drop(evicted);
-        Ok(made)
     }
 
     pub(crate) fn staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
@@ -357,23 +357,16 @@ impl Inner {
         u
     }
 
-    pub(crate) fn bind_group(
-        &self,
-        key: Option<BindKey>,
-        make: impl FnOnce() -> crate::Result<wgpu::BindGroup>,
-    ) -> crate::Result<wgpu::BindGroup> {
-        if let Some(k) = &key {
-            if let Some(b) = self.bind_groups.lock().ok().and_then(|mut c| c.get(k)) {
-                return Ok(b);
-            }
+    /// The cached bind group for `key`, if any.
+    pub(crate) fn bind_group(&self, key: &BindKey) -> Option<wgpu::BindGroup> {
+        self.bind_groups.lock().ok().and_then(|mut c| c.get(key))
+    }
+
+    /// Keep `group` for `key`.
+    pub(crate) fn keep_bind_group(&self, key: BindKey, group: wgpu::BindGroup) {
+        if let Ok(mut c) = self.bind_groups.lock() {
+            c.insert(key, group);
         }
-        let b = make()?;
-        if let Some(k) = key {
-            if let Ok(mut c) = self.bind_groups.lock() {
-                c.insert(k, b.clone());
-            }
-        }
-        Ok(b)
     }
 
     pub(crate) fn stats(&self) -> PoolStats {

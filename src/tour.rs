@@ -8,7 +8,7 @@ use crate::kernels::FAMILIES;
 use crate::{Gpu, Result};
 
 /// 01: the device query, as `cudaGetDeviceProperties`.
-pub fn device_query(gpu: &Gpu, _size: Size) -> Result<Report> {
+pub async fn device_query(gpu: &Gpu, _size: Size) -> Result<Report> {
     let mut r = Report::new(
         "01 device query",
         "WebGPU exposes per-workgroup limits (CUDA's sharedMemPerBlock, maxThreadsPerBlock); the per-multiprocessor figures come from a device profile.",
@@ -77,7 +77,7 @@ pub fn lessons() -> Vec<Lesson> {
     let mut all = vec![Lesson {
         number: 1,
         name: "device query",
-        run: device_query,
+        run: |gpu, size| Box::pin(device_query(gpu, size)),
     }];
     for f in FAMILIES {
         all.extend(f.lessons());
@@ -91,50 +91,23 @@ pub fn lesson(number: u32) -> Option<Lesson> {
     lessons().into_iter().find(|l| l.number == number)
 }
 
-/// Every lesson in order (`tilekit tour`); `progress` is called before each.
-pub fn run_all(
+/// Every lesson in order (`tilekit tour`, the web page); `progress` is called before each.
+pub async fn run_all_async(
     gpu: &Gpu,
     size: Size,
     mut progress: impl FnMut(&str),
 ) -> Vec<(String, Result<Report>)> {
-    lessons()
-        .into_iter()
-        .map(|l| {
-            let label = l.label();
-            progress(&label);
-            (label, (l.run)(gpu, size))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for l in lessons() {
+        let label = l.label();
+        progress(&label);
+        out.push((label, (l.run)(gpu, size).await));
+    }
+    out
 }
 
-/// The `main` of every example: open the best adapter, run lesson `number` at the size the
-/// command line asks for (`--quick` or `TILEKIT_QUICK=1` for small), print it, and exit non-zero
-/// if its result did not match the CPU reference.
-pub fn example(number: u32) {
-    let run = || -> Result<Report> {
-        let gpu = Gpu::with_options(crate::GpuOptions {
-            poison_outputs: true,
-            ..Default::default()
-        })?;
-        println!("adapter: {} ({})\n", gpu.summary.name, gpu.summary.backend);
-        let lesson = lesson(number).ok_or_else(|| crate::Error::Unknown {
-            what: "lesson",
-            got: number.to_string(),
-            choices: lessons().iter().map(|l| l.label()).collect(),
-        })?;
-        (lesson.run)(&gpu, Size::from_args())
-    };
-    match run() {
-        Ok(report) => {
-            println!("{}", report.render());
-            if !report.verified {
-                eprintln!("the result did not match the CPU reference");
-                std::process::exit(1);
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
-    }
+/// Blocking [`run_all_async`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_all(gpu: &Gpu, size: Size, progress: impl FnMut(&str)) -> Vec<(String, Result<Report>)> {
+    pollster::block_on(run_all_async(gpu, size, progress))
 }

@@ -34,36 +34,37 @@ fn poison_overwrites_every_word() {
 #[test]
 fn a_launch_over_65535_workgroups_folds_into_2d_and_writes_every_element() {
     let g = gpu();
-    // 70,000 workgroups of 256 invocations, plus a ragged tail.
+    // The block reverse launches one workgroup per block: over 65,535 blocks of 256 (the
+    // planner's workgroup here), plus a ragged tail, each element distinct.
     let n = 70_000 * 256 + 77;
-    let buf = g.alloc::<u32>("iota", n).unwrap();
-    let words = n as u32;
-    let count = words.div_ceil(256);
+    let x: Vec<u32> = (0..n as u32).collect();
+    let (dx, dy) = (g.upload("x", &x).unwrap(), g.alloc::<u32>("y", n).unwrap());
+    let run = g.reverse_on_device(&dx, &dy).unwrap();
+    let plan = run.plan.as_ref().unwrap();
+    let wg = plan.constant("WG") as u64;
     assert!(
-        count > g.limits().max_compute_workgroups_per_dimension,
-        "the test must exceed one dimension"
+        (n as u64).div_ceil(wg) > g.limits().max_compute_workgroups_per_dimension as u64,
+        "the test must exceed one dimension ({wg} per workgroup)"
     );
-    g.fill_words(buf.bind(), words, 5, "iota").unwrap();
-    let out = g.read(&buf).unwrap();
+    let out = g.read(&dy).unwrap();
     for (i, &w) in out.iter().enumerate() {
-        assert_eq!(w, 5 + i as u32, "element {i}");
+        assert_eq!(w as usize, n - 1 - i, "element {i}");
     }
 }
 
 #[test]
 fn the_pipeline_cache_reuses_and_distinguishes_constants() {
-    use tilekit::Shader;
     let g = gpu();
-    let shader = Shader::file("fill", include_str!("../shaders/fill.wgsl"));
-    let c64 = [("WG".to_string(), 64.0)];
-    let c128 = [("WG".to_string(), 128.0)];
-    let a = g.pipeline(&shader, "fill", &c64).unwrap();
-    let b = g.pipeline(&shader, "fill", &c64).unwrap();
-    let c = g.pipeline(&shader, "fill", &c128).unwrap();
-    let d = g.pipeline(&shader, "iota", &c64).unwrap();
-    assert!(std::sync::Arc::ptr_eq(&a, &b));
-    assert!(!std::sync::Arc::ptr_eq(&a, &c));
-    assert!(!std::sync::Arc::ptr_eq(&a, &d));
+    let d64: Vec<u32> = (0..64).collect();
+    let d96: Vec<u32> = (0..96).collect();
+    g.reverse_dynamic(&d64).unwrap();
+    let after_first = g.cached_pipelines();
+    // The same override constant: the same pipeline.
+    g.reverse_dynamic(&d64).unwrap();
+    assert_eq!(g.cached_pipelines(), after_first);
+    // Another value of the constant: another pipeline of the same shader.
+    g.reverse_dynamic(&d96).unwrap();
+    assert_eq!(g.cached_pipelines(), after_first + 1);
 }
 
 #[test]
@@ -110,8 +111,7 @@ fn the_device_has_the_adapters_own_limits_and_a_clock() {
     let g = gpu();
     // lavapipe and every real GPU offer more than WebGPU's 16 KiB baseline.
     assert!(g.limits().max_compute_workgroup_storage_size >= 16_384);
-    let t = g
-        .fill_words(g.alloc::<u32>("t", 1024).unwrap().bind(), 1024, 1, "fill")
-        .unwrap();
+    let d: Vec<u32> = (0..1024).collect();
+    let t = g.reverse(&d).unwrap().1.timing;
     assert!(t.seconds > 0.0 && t.seconds.is_finite(), "{t:?}");
 }

@@ -26,8 +26,11 @@ pub struct Mismatch {
     pub got: String,
 }
 
+/// A check's work in flight: awaited in a browser, blocked on natively.
+type Pending<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T>> + 'a>>;
+
 /// Runs one shape: the first wrong element, if any.
-type RunCase = Box<dyn Fn(&Gpu) -> Result<Option<Mismatch>>>;
+type RunCase = Box<dyn for<'a> Fn(&'a Gpu) -> Pending<'a, Option<Mismatch>>>;
 
 /// One shape a check runs.
 pub struct Case {
@@ -64,7 +67,7 @@ pub struct Exercise {
     pub edge_hint: &'static str,
     cases: fn() -> Vec<Case>,
     /// One timed run at a size for comparing speed (seconds).
-    speed: fn(&Gpu) -> Result<f64>,
+    speed: for<'a> fn(&'a Gpu) -> Pending<'a, f64>,
 }
 
 /// What `check` found.
@@ -157,7 +160,7 @@ pub fn exercises() -> Vec<Exercise> {
                     matmul_case(33, 47, 29, false),
                 ]
             },
-            speed: |g| matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }),
+            speed: |g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 })),
         },
         Exercise {
             name: "matmul-bounds",
@@ -178,7 +181,7 @@ pub fn exercises() -> Vec<Exercise> {
                     matmul_case(17, 16, 15, false),
                 ]
             },
-            speed: |g| matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }),
+            speed: |g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 })),
         },
         Exercise {
             name: "dynamic-reverse",
@@ -193,8 +196,9 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "only some sizes fail: the array is N long, so the mirror of t is N - 1 - t, not N - t",
             cases: || vec![reverse_case(64), reverse_case(1000), reverse_case(1)],
             speed: |g| {
+                Box::pin(async move {
                 let data: Vec<u32> = (0..1024).collect();
-                Ok(g.reverse_dynamic(&data)?.1.timing.seconds)
+                Ok(g.reverse_dynamic_async(&data).await?.1.timing.seconds)})
             },
         },
         Exercise {
@@ -210,11 +214,12 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "only a length that is not a multiple of 256 fails: invocations past the end must contribute the identity (0 for a sum), not read past the input",
             cases: || vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
             speed: |g| {
+                Box::pin(async move {
                 let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
-                Ok(g.reduce_with(&data, reduce::Op::Sum, reduce::Variant::Workgroup)?
+                Ok(g.reduce_with_async(&data, reduce::Op::Sum, reduce::Variant::Workgroup).await?
                     .1
                     .timing
-                    .seconds)
+                    .seconds)})
             },
         },
         Exercise {
@@ -230,12 +235,13 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "right on multiples of the tile, wrong on a ragged matrix: check the bounds of the store (out_r < cols, out_c < rows)",
             cases: || vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
             speed: |g| {
+                Box::pin(async move {
                 let n = if g.is_cpu() { 256 } else { 4096 };
                 let data: Vec<u32> = (0..(n * n) as u32).collect();
-                Ok(g.transpose(&data, n, n, transpose::Variant::Padded, None)?
+                Ok(g.transpose_async(&data, n, n, transpose::Variant::Padded, None).await?
                     .1
                     .timing
-                    .seconds)
+                    .seconds)})
             },
         },
         Exercise {
@@ -251,11 +257,12 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "only a length that is not a multiple of the workgroup fails: stop at n",
             cases: || vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
             speed: |g| {
+                Box::pin(async move {
                 let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
-                Ok(g.histogram_u8(&data, histogram::Variant::Workgroup)?
+                Ok(g.histogram_u8_async(&data, histogram::Variant::Workgroup).await?
                     .1
                     .timing
-                    .seconds)
+                    .seconds)})
             },
         },
     ]
@@ -277,7 +284,15 @@ pub fn exercise(name: &str) -> Result<Exercise> {
 /// `gpu`: naga parses and validates it, tilekit's own uniformity check looks at its barriers
 /// (naga does not), then it runs at every case's shape against the reference, and, if it
 /// passes, is timed beside tilekit's kernel.
+/// Blocking [`check_async`].
+#[cfg(not(target_arch = "wasm32"))]
 pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
+    pollster::block_on(check_async(gpu, ex, source, path))
+}
+
+/// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
+/// `gpu` (see [`check`]).
+pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
     use wgpu::naga;
     // naga's own message (with the file and line) before wgpu sees it.
     let module = match naga::front::wgsl::parse_str(source) {
@@ -313,16 +328,18 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
     let cases = (ex.cases)();
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
-    let outcome = gpu.with_substitute(ex.module, learner_shader(ex, source), || -> Result<()> {
-        for (i, case) in cases.iter().enumerate() {
-            if let Some(m) = (case.run)(gpu)? {
-                first_wrong.get_or_insert((i, m));
-            } else {
-                shapes.push(case.shape.clone());
+    let outcome = gpu
+        .with_substitute_async(ex.module, learner_shader(ex, source), async {
+            for (i, case) in cases.iter().enumerate() {
+                if let Some(m) = (case.run)(gpu).await? {
+                    first_wrong.get_or_insert((i, m));
+                } else {
+                    shapes.push(case.shape.clone());
+                }
             }
-        }
-        Ok(())
-    });
+            Ok::<(), crate::Error>(())
+        })
+        .await;
     if let Err(e) = outcome {
         return Verdict::Failed(e.to_string());
     }
@@ -342,12 +359,14 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
             hint: hint.to_string(),
         };
     }
-    let yours = gpu.with_substitute(ex.module, learner_shader(ex, source), || timed(gpu, ex));
+    let yours = gpu
+        .with_substitute_async(ex.module, learner_shader(ex, source), timed(gpu, ex))
+        .await;
     let yours = match yours {
         Ok(t) => t,
         Err(e) => return Verdict::Failed(e.to_string()),
     };
-    match timed(gpu, ex) {
+    match timed(gpu, ex).await {
         Ok(tilekits) => Verdict::Passed {
             shapes,
             yours,
@@ -377,8 +396,10 @@ fn learner_shader(ex: &Exercise, source: &str) -> Shader {
 
 /// The exercise's speed case timed warm: one untimed run, then the median and spread of timed
 /// ones ([`Gpu::measure`]), so that the comparison says "the same within the spread" when it is.
-fn timed(gpu: &Gpu, ex: &Exercise) -> Result<crate::Measured<()>> {
-    let m = gpu.measure(|| (ex.speed)(gpu), |s| *s)?;
+async fn timed(gpu: &Gpu, ex: &Exercise) -> Result<crate::Measured<()>> {
+    let m = gpu
+        .measure_async(async || (ex.speed)(gpu).await, |s| *s)
+        .await?;
     Ok(crate::Measured {
         run: (),
         median: m.median,
@@ -419,26 +440,28 @@ fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
         shape: format!("{m}×{k}×{n} (TILE=16)"),
         aligned,
         run: Box::new(move |g| {
-            let a = crate::random::uniform_f32(m * k, 1);
-            let b = crate::random::uniform_f32(k * n, 2);
-            let (c, _) = g.matmul_with(&a, &b, (m, k, n), &tile16())?;
-            let (exact, mag) = matmul::reference(&a, &b, m, k, n);
-            Ok(c.iter().enumerate().find_map(|(i, &v)| {
-                let bound = matmul::f32_bound(k, mag[i]);
-                let err = (v as f64 - exact[i]).abs();
-                (err.is_nan() || err > bound).then(|| Mismatch {
-                    index: i,
-                    expected: format!("{:.6}", exact[i]),
-                    got: format!("{v:.6}"),
-                })
-            }))
+            Box::pin(async move {
+                let a = crate::random::uniform_f32(m * k, 1);
+                let b = crate::random::uniform_f32(k * n, 2);
+                let (c, _) = g.matmul_with_async(&a, &b, (m, k, n), &tile16()).await?;
+                let (exact, mag) = matmul::reference(&a, &b, m, k, n);
+                Ok(c.iter().enumerate().find_map(|(i, &v)| {
+                    let bound = matmul::f32_bound(k, mag[i]);
+                    let err = (v as f64 - exact[i]).abs();
+                    (err.is_nan() || err > bound).then(|| Mismatch {
+                        index: i,
+                        expected: format!("{:.6}", exact[i]),
+                        got: format!("{v:.6}"),
+                    })
+                }))
+            })
         }),
     }
 }
 
-fn matmul_speed(g: &Gpu, n: usize) -> Result<f64> {
+async fn matmul_speed(g: &Gpu, n: usize) -> Result<f64> {
     let a = crate::random::uniform_f32(n * n, 3);
-    let (_, run) = g.matmul_with(&a, &a, (n, n, n), &tile16())?;
+    let (_, run) = g.matmul_with_async(&a, &a, (n, n, n), &tile16()).await?;
     Ok(run.timing.seconds)
 }
 
@@ -447,10 +470,12 @@ fn reverse_case(n: usize) -> Case {
         shape: format!("N={n}"),
         aligned: true,
         run: Box::new(move |g| {
-            let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
-            let (out, _) = g.reverse_dynamic(&data)?;
-            let want: Vec<u32> = data.iter().rev().copied().collect();
-            Ok(first_difference(&out, &want))
+            Box::pin(async move {
+                let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
+                let (out, _) = g.reverse_dynamic_async(&data).await?;
+                let want: Vec<u32> = data.iter().rev().copied().collect();
+                Ok(first_difference(&out, &want))
+            })
         }),
     }
 }
@@ -468,10 +493,14 @@ fn reduce_case(n: usize, aligned: bool) -> Case {
         shape: format!("n={n}"),
         aligned,
         run: Box::new(move |g| {
-            let data = whole_floats(n, 4);
-            let (sum, _) = g.reduce_with(&data, reduce::Op::Sum, reduce::Variant::Workgroup)?;
-            let want: f64 = data.iter().map(|&x| x as f64).sum();
-            Ok(first_difference(&[sum as f64], &[want]))
+            Box::pin(async move {
+                let data = whole_floats(n, 4);
+                let (sum, _) = g
+                    .reduce_with_async(&data, reduce::Op::Sum, reduce::Variant::Workgroup)
+                    .await?;
+                let want: f64 = data.iter().map(|&x| x as f64).sum();
+                Ok(first_difference(&[sum as f64], &[want]))
+            })
         }),
     }
 }
@@ -481,18 +510,22 @@ fn transpose_case(rows: usize, cols: usize, aligned: bool) -> Case {
         shape: format!("{rows}×{cols} (TILE=32)"),
         aligned,
         run: Box::new(move |g| {
-            let data: Vec<u32> = (0..(rows * cols) as u32).collect();
-            let (out, _) = g.transpose(
-                &data,
-                rows,
-                cols,
-                transpose::Variant::Padded,
-                Some("TILE=32"),
-            )?;
-            let want: Vec<u32> = (0..cols)
-                .flat_map(|c| (0..rows).map(move |r| (r * cols + c) as u32))
-                .collect();
-            Ok(first_difference(&out, &want))
+            Box::pin(async move {
+                let data: Vec<u32> = (0..(rows * cols) as u32).collect();
+                let (out, _) = g
+                    .transpose_async(
+                        &data,
+                        rows,
+                        cols,
+                        transpose::Variant::Padded,
+                        Some("TILE=32"),
+                    )
+                    .await?;
+                let want: Vec<u32> = (0..cols)
+                    .flat_map(|c| (0..rows).map(move |r| (r * cols + c) as u32))
+                    .collect();
+                Ok(first_difference(&out, &want))
+            })
         }),
     }
 }
@@ -509,16 +542,20 @@ fn histogram_case(n: usize, aligned: bool) -> Case {
         shape: format!("{n} bytes"),
         aligned,
         run: Box::new(move |g| {
-            let data = bytes(n, 6);
-            let (bins, _) = g.histogram_u8(&data, histogram::Variant::Workgroup)?;
-            let mut want = [0u32; 256];
-            for &b in &data {
-                want[b as usize] += 1;
-            }
-            Ok(first_difference(&bins, &want).map(|mut m| {
-                m.expected = format!("{} (bin {})", m.expected, m.index);
-                m
-            }))
+            Box::pin(async move {
+                let data = bytes(n, 6);
+                let (bins, _) = g
+                    .histogram_u8_async(&data, histogram::Variant::Workgroup)
+                    .await?;
+                let mut want = [0u32; 256];
+                for &b in &data {
+                    want[b as usize] += 1;
+                }
+                Ok(first_difference(&bins, &want).map(|mut m| {
+                    m.expected = format!("{} (bin {})", m.expected, m.index);
+                    m
+                }))
+            })
         }),
     }
 }

@@ -17,17 +17,6 @@ pub enum Size {
 }
 
 impl Size {
-    /// `Quick` when the program got `--quick` or `TILEKIT_QUICK` is set (the examples use this).
-    pub fn from_args() -> Size {
-        let quick = std::env::args().any(|a| a == "--quick")
-            || std::env::var("TILEKIT_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-        if quick {
-            Size::Quick
-        } else {
-            Size::Full
-        }
-    }
-
     /// `quick` or `full`.
     pub fn pick<T>(self, quick: T, full: T) -> T {
         match self {
@@ -121,6 +110,9 @@ impl Report {
     }
 }
 
+/// A lesson running: what [`Lesson::run`] returns, to be awaited (or blocked on, natively).
+pub type Running<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Report>> + 'a>>;
+
 /// One lesson of the tour.
 #[derive(Clone, Copy)]
 pub struct Lesson {
@@ -129,7 +121,7 @@ pub struct Lesson {
     /// Short name (`tiled matmul`).
     pub name: &'static str,
     /// Runs it.
-    pub run: fn(&Gpu, Size) -> Result<Report>,
+    pub run: for<'a> fn(&'a Gpu, Size) -> Running<'a>,
 }
 
 impl Lesson {

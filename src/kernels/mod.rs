@@ -11,7 +11,6 @@
 pub(crate) use crate::family::{fitting, Family};
 pub use crate::family::{MakeTiling, Module, PipelineUse, PlanKernel};
 use crate::launch::Timing;
-use crate::pipeline::Shader;
 use crate::plan::{Plan, Planner};
 use crate::{Error, Gpu, Result};
 use serde::Serialize;
@@ -60,7 +59,7 @@ fn infrastructure_modules() -> Vec<Module> {
             needs: wgpu::Features::empty(),
         },
         Module {
-            shader: Shader::file("ceiling", include_str!("../../shaders/ceiling.wgsl")),
+            shader: crate::ceiling::ceiling_shader(),
             needs: wgpu::Features::empty(),
         },
         Module {

@@ -9,11 +9,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 9,
     name: "blur",
-    run: blur_ratio,
+    run: |gpu, size| Box::pin(blur_ratio(gpu, size)),
 };
 
 /// 09: blur and its compute-to-global-memory-access ratio.
-pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "09 blur and the compute-to-global-memory-access ratio (PMPP fig 4.1)",
         "The naive blur does one add per global load (ratio 1.0): bandwidth-bound. Staging the tile and its halo in workgroup memory raises the ratio toward (2r+1)².",
@@ -26,8 +26,8 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let img = rand_f32(w * h, 9);
     let exact = reference(&img, w, h, 2);
     let (dimg, dout) = (
-        gpu.upload("image", &img)?,
-        gpu.alloc::<f32>("blurred", w * h)?,
+        gpu.upload_async("image", &img).await?,
+        gpu.alloc_async::<f32>("blurred", w * h).await?,
     );
     let mut chart = Chart {
         title: "adds per global load (5×5 window)".into(),
@@ -35,12 +35,15 @@ pub fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     for v in Variant::ALL {
-        gpu.poison(&dout)?;
-        let run = gpu.steady(
-            || gpu.blur_on_device(&dimg, &dout, (w, h), 2, v),
-            |r| r.run.timing.seconds,
-        )?;
-        let out = gpu.read(&dout)?;
+        gpu.poison_async(&dout).await?;
+        let run = gpu
+            .measure_async(
+                async || gpu.blur_on_device_async(&dimg, &dout, (w, h), 2, v).await,
+                |r| r.run.timing.seconds,
+            )
+            .await?
+            .run;
+        let out = gpu.read_async(&dout).await?;
         r.verified &= verify(&out, &exact, 2).is_ok();
         let predicted = run.run.plan.as_ref().map(|p| match v {
             Variant::Naive => 1.0,

@@ -100,8 +100,27 @@ fn window_adds(width: u64, height: u64, r: u64) -> u64 {
 }
 
 impl Gpu {
-    /// Blur a width×height grayscale image on the device into `output`.
+    /// Blocking [`Gpu::blur_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn blur_on_device(
+        &self,
+        input: &DeviceBuffer<f32>,
+        output: &DeviceBuffer<f32>,
+        (width, height): (usize, usize),
+        radius: u32,
+        variant: Variant,
+    ) -> Result<BlurRun> {
+        crate::gpu::block_on(self.blur_on_device_async(
+            input,
+            output,
+            (width, height),
+            radius,
+            variant,
+        ))
+    }
+
+    /// Blur a width×height grayscale image on the device into `output`.
+    pub async fn blur_on_device_async(
         &self,
         input: &DeviceBuffer<f32>,
         output: &DeviceBuffer<f32>,
@@ -130,13 +149,15 @@ impl Gpu {
         let tiles_x = w.div_ceil(t);
         let tiles = tiles_x as u64 * h.div_ceil(t) as u64;
         let params = self.uniform(&[w, h, tiles_x, 0u32]);
-        let timing = self.launch(
-            &SHADER,
-            variant.name(),
-            &plan.constants(),
-            &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
-            tiles,
-        )?;
+        let timing = self
+            .launch(
+                &SHADER,
+                variant.name(),
+                &plan.constants(),
+                &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
+                tiles,
+            )
+            .await?;
         let adds = window_adds(width as u64, height as u64, radius as u64);
         let global_loads = match variant {
             Variant::Naive => adds,
@@ -160,7 +181,8 @@ impl Gpu {
         })
     }
 
-    /// Blur a width×height grayscale image with a (2·radius+1)² box.
+    /// Blocking [`Gpu::blur_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn blur(
         &self,
         image: &[f32],
@@ -169,11 +191,25 @@ impl Gpu {
         radius: u32,
         variant: Variant,
     ) -> Result<(Vec<f32>, BlurRun)> {
+        crate::gpu::block_on(self.blur_async(image, width, height, radius, variant))
+    }
+
+    /// Blur a width×height grayscale image with a (2·radius+1)² box.
+    pub async fn blur_async(
+        &self,
+        image: &[f32],
+        width: usize,
+        height: usize,
+        radius: u32,
+        variant: Variant,
+    ) -> Result<(Vec<f32>, BlurRun)> {
         let pixels = grid_len("image", (width, height), &[("input", image.len())])?;
-        let input = self.upload("image", image)?;
-        let output = self.alloc::<f32>("blurred", pixels)?;
-        let run = self.blur_on_device(&input, &output, (width, height), radius, variant)?;
-        Ok((self.read(&output)?, run))
+        let input = self.upload_async("image", image).await?;
+        let output = self.alloc_async::<f32>("blurred", pixels).await?;
+        let run = self
+            .blur_on_device_async(&input, &output, (width, height), radius, variant)
+            .await?;
+        Ok((self.read_async(&output).await?, run))
     }
 }
 
@@ -220,10 +256,10 @@ pub fn verify(out: &[f32], (exact, mag): &(Vec<f64>, Vec<f64>), radius: u32) -> 
 }
 
 /// The blur family.
-pub struct Blur;
+pub(crate) struct Blur;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Blur = Blur;
+pub(crate) static FAMILY: Blur = Blur;
 
 impl Family for Blur {
     fn name(&self) -> &'static str {

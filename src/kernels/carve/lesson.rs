@@ -7,11 +7,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 10,
     name: "carved arrays",
-    run: carved_arrays,
+    run: |gpu, size| Box::pin(carved_arrays(gpu, size)),
 };
 
 /// 10: carved workgroup arrays.
-pub fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
+pub async fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     let mut r = Report::new(
         "10 carved workgroup arrays (Harris)",
         "One override-sized workgroup allocation split into an i32, an f32 (bitcast) and a byte part, as integerData/floatData/charData carved from one extern array.",
@@ -24,7 +24,7 @@ pub fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     let ints: Vec<i32> = (0..n as i32).map(|i| i * -3).collect();
     let floats: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 7) as u8).collect();
-    let (out, run) = gpu.carved_reverse(&ints, &floats, &chars)?;
+    let (out, run) = gpu.carved_reverse_async(&ints, &floats, &chars).await?;
     r.verified = out.ints.iter().eq(ints.iter().rev())
         && out.floats.iter().eq(floats.iter().rev())
         && out.chars.iter().eq(chars.iter().rev());

@@ -34,9 +34,20 @@ pub struct Carved {
 }
 
 impl Gpu {
+    /// Blocking [`Gpu::carved_reverse_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn carved_reverse(
+        &self,
+        ints: &[i32],
+        floats: &[f32],
+        chars: &[u8],
+    ) -> Result<(Carved, Run)> {
+        crate::gpu::block_on(self.carved_reverse_async(ints, floats, chars))
+    }
+
     /// Reverse `n` records (an i32, an f32 and four bytes each) through one workgroup pool of
     /// 3·n words carved into an i32, an f32 and a byte part. `chars.len()` must be `4 n`.
-    pub fn carved_reverse(
+    pub async fn carved_reverse_async(
         &self,
         ints: &[i32],
         floats: &[f32],
@@ -66,34 +77,37 @@ impl Gpu {
             .chunks(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let bi = self.upload("ints", ints)?;
-        let bf = self.upload("floats", floats)?;
-        let bc = self.upload("chars", &words)?;
-        let oi = self.alloc::<i32>("out ints", ints.len())?;
-        let of = self.alloc::<f32>("out floats", ints.len())?;
-        let oc = self.alloc::<u32>("out chars", ints.len())?;
-        let timing = self.launch(
-            &SHADER,
-            "carved_reverse",
-            &[("N".to_string(), n as f64)],
-            &[
-                (0, bi.bind()),
-                (1, bf.bind()),
-                (2, bc.bind()),
-                (3, oi.bind()),
-                (4, of.bind()),
-                (5, oc.bind()),
-            ],
-            1,
-        )?;
+        let bi = self.upload_async("ints", ints).await?;
+        let bf = self.upload_async("floats", floats).await?;
+        let bc = self.upload_async("chars", &words).await?;
+        let oi = self.alloc_async::<i32>("out ints", ints.len()).await?;
+        let of = self.alloc_async::<f32>("out floats", ints.len()).await?;
+        let oc = self.alloc_async::<u32>("out chars", ints.len()).await?;
+        let timing = self
+            .launch(
+                &SHADER,
+                "carved_reverse",
+                &[("N".to_string(), n as f64)],
+                &[
+                    (0, bi.bind()),
+                    (1, bf.bind()),
+                    (2, bc.bind()),
+                    (3, oi.bind()),
+                    (4, of.bind()),
+                    (5, oc.bind()),
+                ],
+                1,
+            )
+            .await?;
         let chars_out: Vec<u8> = self
-            .read(&oc)?
+            .read_async(&oc)
+            .await?
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect();
         let carved = Carved {
-            ints: self.read(&oi)?,
-            floats: self.read(&of)?,
+            ints: self.read_async(&oi).await?,
+            floats: self.read_async(&of).await?,
             chars: chars_out,
         };
         let run = Run {
@@ -110,10 +124,10 @@ impl Gpu {
 }
 
 /// The carved-arrays family.
-pub struct Carve;
+pub(crate) struct Carve;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Carve = Carve;
+pub(crate) static FAMILY: Carve = Carve;
 
 impl Family for Carve {
     fn name(&self) -> &'static str {

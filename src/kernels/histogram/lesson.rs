@@ -9,11 +9,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 7,
     name: "workgroup atomics",
-    run: workgroup_atomics,
+    run: |gpu, size| Box::pin(workgroup_atomics(gpu, size)),
 };
 
 /// 07: workgroup atomics against global atomics.
-pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "07 workgroup atomics (histogram)",
         "Counting in workgroup memory turns n contended global atomics into 256 per workgroup.",
@@ -42,12 +42,17 @@ pub fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GB/s".into(),
         bars: vec![],
     };
-    let words = gpu.upload("bytes", &pack_bytes(&data))?;
+    let words = gpu.upload_async("bytes", &pack_bytes(&data)).await?;
     for v in Variant::ALL {
-        let m = gpu.measure(
-            || gpu.histogram_on_device(&words, Values::U8(n), v),
-            |r| r.1.timing.seconds,
-        )?;
+        let m = gpu
+            .measure_async(
+                async || {
+                    gpu.histogram_on_device_async(&words, Values::U8(n), v)
+                        .await
+                },
+                |r| r.1.timing.seconds,
+            )
+            .await?;
         let (h, run) = m.run.clone();
         r.verified &= h == expected;
         t.push(m);

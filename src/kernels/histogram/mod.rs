@@ -53,8 +53,19 @@ pub enum Values {
 }
 
 impl Gpu {
-    /// Count the values in `words` on the device.
+    /// Blocking [`Gpu::histogram_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn histogram_on_device(
+        &self,
+        words: &DeviceBuffer<u32>,
+        values: Values,
+        variant: Variant,
+    ) -> Result<([u32; 256], Run)> {
+        crate::gpu::block_on(self.histogram_on_device_async(words, values, variant))
+    }
+
+    /// Count the values in `words` on the device.
+    pub async fn histogram_on_device_async(
         &self,
         words: &DeviceBuffer<u32>,
         values: Values,
@@ -78,18 +89,22 @@ impl Gpu {
         self.planner()
             .check("histogram workgroup", [WG, 1, 1], USAGE)?;
         // The bins accumulate, so they start at zero (not poisoned).
-        let bins = self.zeros::<u32>("histogram bins", 256)?;
+        let bins = self.zeros_async::<u32>("histogram bins", 256).await?;
         let groups = self.grid_stride_groups(USAGE, n as u64);
         let params = self.params2(n32, groups);
-        let step = self.step(
-            &SHADER,
-            variant.entry(),
-            &constants(packed),
-            &[(0, words.bind()), (1, bins.bind()), (2, params.bind())],
-            groups as u64,
-        )?;
+        let step = self
+            .step(
+                &SHADER,
+                variant.entry(),
+                &constants(packed),
+                &[(0, words.bind()), (1, bins.bind()), (2, params.bind())],
+                groups as u64,
+            )
+            .await?;
         // The launch and the readback of the bins: one submission, one wait.
-        let (timing, bytes) = self.execute_and_read(&[step], bins.raw(), 1024)?;
+        let (timing, bytes) = self
+            .execute_and_read_as::<u8>(&[step], bins.raw(), 1024, true)
+            .await?;
         let mut counts = [0u32; 256];
         counts.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, u32>(&bytes));
         let run = Run {
@@ -104,22 +119,46 @@ impl Gpu {
         Ok((counts, run))
     }
 
-    /// Histogram of bytes: bin = the byte's value.
+    /// Blocking [`Gpu::histogram_u8_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn histogram_u8(&self, data: &[u8], variant: Variant) -> Result<([u32; 256], Run)> {
+        crate::gpu::block_on(self.histogram_u8_async(data, variant))
+    }
+
+    /// Histogram of bytes: bin = the byte's value.
+    pub async fn histogram_u8_async(
+        &self,
+        data: &[u8],
+        variant: Variant,
+    ) -> Result<([u32; 256], Run)> {
         if data.is_empty() {
             return Err(Error::zero("histogram input"));
         }
-        let words = self.upload("histogram input", &pack_bytes(data))?;
-        self.histogram_on_device(&words, Values::U8(data.len()), variant)
+        let words = self
+            .upload_async("histogram input", &pack_bytes(data))
+            .await?;
+        self.histogram_on_device_async(&words, Values::U8(data.len()), variant)
+            .await
+    }
+
+    /// Blocking [`Gpu::histogram_u32_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn histogram_u32(&self, data: &[u32], variant: Variant) -> Result<([u32; 256], Run)> {
+        crate::gpu::block_on(self.histogram_u32_async(data, variant))
     }
 
     /// Histogram of u32 values binned by their low byte (`v & 0xff`).
-    pub fn histogram_u32(&self, data: &[u32], variant: Variant) -> Result<([u32; 256], Run)> {
+    pub async fn histogram_u32_async(
+        &self,
+        data: &[u32],
+        variant: Variant,
+    ) -> Result<([u32; 256], Run)> {
         if data.is_empty() {
             return Err(Error::zero("histogram input"));
         }
-        let words = self.upload("histogram input", data)?;
-        self.histogram_on_device(&words, Values::U32(data.len()), variant)
+        let words = self.upload_async("histogram input", data).await?;
+        self.histogram_on_device_async(&words, Values::U32(data.len()), variant)
+            .await
     }
 }
 
@@ -142,10 +181,10 @@ fn constants(packed: bool) -> Vec<(String, f64)> {
 }
 
 /// The histogram family.
-pub struct Histogram;
+pub(crate) struct Histogram;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Histogram = Histogram;
+pub(crate) static FAMILY: Histogram = Histogram;
 
 impl Family for Histogram {
     fn name(&self) -> &'static str {

@@ -41,8 +41,21 @@ impl Gpu {
         Ok(())
     }
 
-    /// C = A·B on device buffers (no readback) with the kernel `selection` resolves to.
+    /// Blocking [`Gpu::matmul_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn matmul_on_device<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<MatmulRun> {
+        crate::gpu::block_on(self.matmul_on_device_async(a, b, c, shape, selection))
+    }
+
+    /// C = A·B on device buffers (no readback) with the kernel `selection` resolves to.
+    pub async fn matmul_on_device_async<T: Element>(
         &self,
         a: &DeviceBuffer<T>,
         b: &DeviceBuffer<T>,
@@ -58,12 +71,25 @@ impl Gpu {
             read: false,
             pre: Vec::new(),
         };
-        Ok(self.submit_matmul(call)?.0)
+        Ok(self.submit_matmul(call).await?.0)
+    }
+
+    /// Blocking [`Gpu::matmul_read_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul_read<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<(Vec<T>, MatmulRun)> {
+        crate::gpu::block_on(self.matmul_read_async(a, b, c, shape, selection))
     }
 
     /// C = A·B on device buffers, and C read back in the same submission (one wait per call:
     /// the least a whole call can cost).
-    pub fn matmul_read<T: Element>(
+    pub async fn matmul_read_async<T: Element>(
         &self,
         a: &DeviceBuffer<T>,
         b: &DeviceBuffer<T>,
@@ -79,28 +105,46 @@ impl Gpu {
             read: true,
             pre: Vec::new(),
         };
-        let (run, data) = self.submit_matmul(call)?;
+        let (run, data) = self.submit_matmul(call).await?;
         Ok((data.unwrap_or_default(), run))
     }
 
-    /// Time `selection` on device buffers warm ([`Gpu::measure`]) and read C back as f32: how
-    /// the tour's lessons and the autotuner measure a kernel.
+    /// Blocking [`Gpu::measure_matmul_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn measure_matmul<T: Element>(
         &self,
         (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
         shape: Shape,
         selection: &Selection,
     ) -> Result<(Measured<MatmulRun>, Vec<f32>)> {
-        let run = self.measure(
-            || self.matmul_on_device(a, b, c, shape, selection),
-            |r| r.timing.seconds,
-        )?;
-        let out = self.read(c)?.into_iter().map(T::to_f32).collect();
+        crate::gpu::block_on(self.measure_matmul_async((a, b, c), shape, selection))
+    }
+
+    /// Time `selection` on device buffers warm ([`Gpu::measure`]) and read C back as f32: how
+    /// the tour's lessons and the autotuner measure a kernel.
+    pub async fn measure_matmul_async<T: Element>(
+        &self,
+        (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<(Measured<MatmulRun>, Vec<f32>)> {
+        let run = self
+            .measure_async(
+                async || self.matmul_on_device_async(a, b, c, shape, selection).await,
+                |r| r.timing.seconds,
+            )
+            .await?;
+        let out = self
+            .read_async(c)
+            .await?
+            .into_iter()
+            .map(T::to_f32)
+            .collect();
         Ok((run, out))
     }
 
     /// The call's steps, in one submission and one wait.
-    fn submit_matmul<T: Element, O: Element>(
+    async fn submit_matmul<T: Element, O: Element>(
         &self,
         call: Call<'_, T, O>,
     ) -> Result<(MatmulRun, Option<Vec<O>>)> {
@@ -133,13 +177,15 @@ impl Gpu {
             c: c.bind(),
             types,
         };
-        let launch = k.launch(self, io, shape, plan.as_ref())?;
+        let launch = k.launch(self, io, shape, plan.as_ref()).await?;
         let steps: Vec<Step> = call.pre.into_iter().chain(launch.steps).collect();
         let (timing, data) = if call.read {
-            let (t, data) = self.execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), true)?;
+            let (t, data) = self
+                .execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), true)
+                .await?;
             (t, Some(data))
         } else {
-            (self.execute(&steps)?, None)
+            (self.execute(&steps).await?, None)
         };
         drop(launch.scratch);
         let global_loads = k.global_loads(shape, plan.as_ref());
@@ -163,9 +209,21 @@ impl Gpu {
         Ok((run, data))
     }
 
+    /// Blocking [`Gpu::matmul_with_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul_with<T: Element>(
+        &self,
+        a: &[T],
+        b: &[T],
+        (m, k, n): (usize, usize, usize),
+        selection: &Selection,
+    ) -> Result<(Vec<T>, MatmulRun)> {
+        crate::gpu::block_on(self.matmul_with_async(a, b, (m, k, n), selection))
+    }
+
     /// C = A·B for row-major host slices (A m×k, B k×n) with the kernel `selection` resolves
     /// to; returns C and the run's figures.
-    pub fn matmul_with<T: Element>(
+    pub async fn matmul_with_async<T: Element>(
         &self,
         a: &[T],
         b: &[T],
@@ -175,16 +233,46 @@ impl Gpu {
         let shape = Shape::new(m, k, n)?;
         self.check_lengths(shape, [a.len(), b.len(), m * n])?;
         self.check_buffer::<T>("matrix C", m * n)?;
-        let da = self.upload("matrix A", a)?;
-        let db = self.upload("matrix B", b)?;
-        let dc = self.alloc::<T>("matrix C", m * n)?;
-        self.matmul_read(&da, &db, &dc, shape, selection)
+        let da = self.upload_async("matrix A", a).await?;
+        let db = self.upload_async("matrix B", b).await?;
+        let dc = self.alloc_async::<T>("matrix C", m * n).await?;
+        self.matmul_read_async(&da, &db, &dc, shape, selection)
+            .await
+    }
+
+    /// Blocking [`Gpu::matmul_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul(&self, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>> {
+        crate::gpu::block_on(self.matmul_async(a, b, m, k, n))
     }
 
     /// C = A·B for row-major host slices (A m×k, B k×n), with the kernel chosen for this shape
     /// (the autotuner's, else the planner's).
-    pub fn matmul(&self, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>> {
-        Ok(self.matmul_with(a, b, (m, k, n), &Selection::Auto)?.0)
+    pub async fn matmul_async(
+        &self,
+        a: &[f32],
+        b: &[f32],
+        m: usize,
+        k: usize,
+        n: usize,
+    ) -> Result<Vec<f32>> {
+        Ok(self
+            .matmul_with_async(a, b, (m, k, n), &Selection::Auto)
+            .await?
+            .0)
+    }
+
+    /// Blocking [`Gpu::matmul_f16_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul_f16_on_device(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &DeviceBuffer<f32>,
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<MatmulRun> {
+        crate::gpu::block_on(self.matmul_f16_on_device_async(a, b, c, shape, selection))
     }
 
     /// C = A·B computed in f16 for f32 operands on the device: A and B converted to f16 on the
@@ -193,7 +281,7 @@ impl Gpu {
     /// rounded to f16 once (11 significant bits), so an element's error is about 2⁻¹⁰·Σ|a·b| on
     /// top of the f32 bound; values beyond f16's range (±65,504) become infinities, so the
     /// host-slice form [`Gpu::matmul_f16`] refuses them.
-    pub fn matmul_f16_on_device(
+    pub async fn matmul_f16_on_device_async(
         &self,
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
@@ -203,8 +291,8 @@ impl Gpu {
     ) -> Result<MatmulRun> {
         self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
         let chosen = self.select_matmul(shape, Precision::F16, selection)?;
-        let (a16, conv_a) = self.to_f16_step(a)?;
-        let (b16, conv_b) = self.to_f16_step(b)?;
+        let (a16, conv_a) = self.to_f16_step(a).await?;
+        let (b16, conv_b) = self.to_f16_step(b).await?;
         let call = Call {
             io: (&a16, &b16, c),
             shape,
@@ -212,12 +300,24 @@ impl Gpu {
             read: false,
             pre: vec![conv_a, conv_b],
         };
-        Ok(self.submit_matmul(call)?.0)
+        Ok(self.submit_matmul(call).await?.0)
+    }
+
+    /// Blocking [`Gpu::matmul_f16_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul_f16(
+        &self,
+        a: &[f32],
+        b: &[f32],
+        (m, k, n): (usize, usize, usize),
+        selection: &Selection,
+    ) -> Result<(Vec<f32>, MatmulRun)> {
+        crate::gpu::block_on(self.matmul_f16_async(a, b, (m, k, n), selection))
     }
 
     /// [`Gpu::matmul_f16_on_device`] for host slices: f32 in, f32 out, f16 compute. Values that
     /// f16 cannot hold (|x| > 65,504, or NaN) are refused with the index of the first.
-    pub fn matmul_f16(
+    pub async fn matmul_f16_async(
         &self,
         a: &[f32],
         b: &[f32],
@@ -235,10 +335,12 @@ impl Gpu {
                 });
             }
         }
-        let da = self.upload("matrix A", a)?;
-        let db = self.upload("matrix B", b)?;
-        let dc = self.alloc::<f32>("matrix C", m * n)?;
-        let run = self.matmul_f16_on_device(&da, &db, &dc, shape, selection)?;
-        Ok((self.read(&dc)?, run))
+        let da = self.upload_async("matrix A", a).await?;
+        let db = self.upload_async("matrix B", b).await?;
+        let dc = self.alloc_async::<f32>("matrix C", m * n).await?;
+        let run = self
+            .matmul_f16_on_device_async(&da, &db, &dc, shape, selection)
+            .await?;
+        Ok((self.read_async(&dc).await?, run))
     }
 }

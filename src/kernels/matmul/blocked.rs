@@ -6,6 +6,7 @@
 
 use super::{lesson_module, Caps, Kernel, Launch, Operands, Params, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
 use crate::{Gpu, Result};
 
@@ -110,43 +111,47 @@ impl Kernel for Blocked {
             .collect()
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch> {
-        let plan = plan.expect("the blocked kernel has a plan");
-        let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
-        let tiles_x = shape.n.div_ceil(bn);
-        // 128-bit loads where every row of A and B starts on a 16-byte boundary.
-        let vec4 = shape.k.is_multiple_of(4) && shape.n.is_multiple_of(4);
-        let params = gpu.uniform(&Params {
-            m: shape.m,
-            k: shape.k,
-            n: shape.n,
-            tiles_x,
-        });
-        let (a_at, b_at) = if vec4 { (4, 5) } else { (0, 1) };
-        let step = gpu.planned_step(
-            &lesson_module().shader,
-            if vec4 { "blocked_vec4" } else { "blocked" },
-            plan,
-            &[(a_at, io.a), (b_at, io.b), (2, io.c), (3, params.bind())],
-        )?;
-        let _ = bm;
-        let label = &plan.choice().label;
-        Ok(Launch {
-            steps: vec![step],
-            scratch: vec![],
-            tile: if vec4 {
-                format!("{label} vec4")
-            } else {
-                label.clone()
-            },
-            dispatch: plan.dispatch,
-            splits: (1, shape.k),
+        plan: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            let plan = plan.expect("the blocked kernel has a plan");
+            let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
+            let tiles_x = shape.n.div_ceil(bn);
+            // 128-bit loads where every row of A and B starts on a 16-byte boundary.
+            let vec4 = shape.k.is_multiple_of(4) && shape.n.is_multiple_of(4);
+            let params = gpu.uniform(&Params {
+                m: shape.m,
+                k: shape.k,
+                n: shape.n,
+                tiles_x,
+            });
+            let (a_at, b_at) = if vec4 { (4, 5) } else { (0, 1) };
+            let step = gpu
+                .planned_step(
+                    &lesson_module().shader,
+                    if vec4 { "blocked_vec4" } else { "blocked" },
+                    plan,
+                    &[(a_at, io.a), (b_at, io.b), (2, io.c), (3, params.bind())],
+                )
+                .await?;
+            let _ = bm;
+            let label = &plan.choice().label;
+            Ok(Launch {
+                steps: vec![step],
+                scratch: vec![],
+                tile: if vec4 {
+                    format!("{label} vec4")
+                } else {
+                    label.clone()
+                },
+                dispatch: plan.dispatch,
+                splits: (1, shape.k),
+            })
         })
     }
 

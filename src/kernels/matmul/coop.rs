@@ -14,6 +14,7 @@ use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
 use crate::{Error, Gpu, Result};
@@ -216,52 +217,56 @@ impl Kernel for Coop {
         support::pipelines(Precision::F16, module, "coop", fitting(planner, &t))
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch> {
-        let plan = plan.expect("the cooperative kernel has a plan");
-        let (bm, bn, bk) = (
-            plan.constant("BM"),
-            plan.constant("BN"),
-            plan.constant("BK"),
-        );
-        let Shape { m, k, n } = shape;
-        let (k4, n4) = (round4(k), round4(n));
-        // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
-        let mut frame = Frame::new(gpu, module, io, shape)?;
-        let tiles_x = n4.div_ceil(bn);
-        let tiles = tiles_x * m.div_ceil(bm);
-        // The plan's split of K (by waves of the workgroups resident at once), each split a
-        // whole number of BK slices.
-        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-        let _ = bk;
-        // One slice stores C directly (the epilogue checks bounds, so no padded columns);
-        // several write f32 partials with rows of n4 for `sum_splits`.
-        let ld = if splits == 1 { n } else { n4 };
-        let params = gpu.uniform(&Params {
-            m,
-            k: k4,
-            n: n4,
-            tiles_x,
-            tiles,
-            k_split,
-            splits,
-            n_out: n,
-            ld,
-            _pad: [0; 3],
-        });
-        let (a, b, c, main) = frame.output(gpu, splits, ld)?;
-        let step = gpu.planned_step(
-            &main,
-            "coop",
-            plan,
-            &[(0, a), (1, b), (2, c), (3, params.bind())],
-        )?;
-        frame.finish(gpu, step, plan)
+        plan: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            let plan = plan.expect("the cooperative kernel has a plan");
+            let (bm, bn, bk) = (
+                plan.constant("BM"),
+                plan.constant("BN"),
+                plan.constant("BK"),
+            );
+            let Shape { m, k, n } = shape;
+            let (k4, n4) = (round4(k), round4(n));
+            // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
+            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            let tiles_x = n4.div_ceil(bn);
+            let tiles = tiles_x * m.div_ceil(bm);
+            // The plan's split of K (by waves of the workgroups resident at once), each split a
+            // whole number of BK slices.
+            let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+            let _ = bk;
+            // One slice stores C directly (the epilogue checks bounds, so no padded columns);
+            // several write f32 partials with rows of n4 for `sum_splits`.
+            let ld = if splits == 1 { n } else { n4 };
+            let params = gpu.uniform(&Params {
+                m,
+                k: k4,
+                n: n4,
+                tiles_x,
+                tiles,
+                k_split,
+                splits,
+                n_out: n,
+                ld,
+                _pad: [0; 3],
+            });
+            let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
+            let step = gpu
+                .planned_step(
+                    &main,
+                    "coop",
+                    plan,
+                    &[(0, a), (1, b), (2, c), (3, params.bind())],
+                )
+                .await?;
+            frame.finish(gpu, step, plan).await
+        })
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

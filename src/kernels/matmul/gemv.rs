@@ -6,6 +6,7 @@
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
@@ -147,43 +148,47 @@ impl Kernel for Gemv {
         support::pipelines(self.0, module, "gemv", fitting(planner, &t))
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch> {
-        let plan = plan.expect("the gemv kernel has a plan");
-        let wx = plan.constant("WX");
-        let Shape { m, k, n } = shape;
-        let (k4, n4) = (round4(k), round4(n));
-        // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20),
-        // to keep 128-bit loads.
-        let mut frame = Frame::new(gpu, module, io, shape)?;
-        let col_groups = (n4 / 4).div_ceil(wx);
-        let row_blocks = m.div_ceil(MB);
-        // The plan's split of K (see `split_k` among the candidates), each split a multiple of
-        // 4 deep (128-bit loads).
-        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-        let params = gpu.uniform(&Params {
-            m,
-            k: k4,
-            n: n4,
-            col_groups,
-            row_blocks,
-            k_split,
-            splits,
-            _pad: 0,
-        });
-        let (a, b, c, main) = frame.output(gpu, splits, n4)?;
-        let step = gpu.planned_step(
-            &main,
-            "gemv",
-            plan,
-            &[(0, a), (1, b), (2, c), (3, params.bind())],
-        )?;
-        frame.finish(gpu, step, plan)
+        plan: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            let plan = plan.expect("the gemv kernel has a plan");
+            let wx = plan.constant("WX");
+            let Shape { m, k, n } = shape;
+            let (k4, n4) = (round4(k), round4(n));
+            // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20),
+            // to keep 128-bit loads.
+            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            let col_groups = (n4 / 4).div_ceil(wx);
+            let row_blocks = m.div_ceil(MB);
+            // The plan's split of K (see `split_k` among the candidates), each split a multiple of
+            // 4 deep (128-bit loads).
+            let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+            let params = gpu.uniform(&Params {
+                m,
+                k: k4,
+                n: n4,
+                col_groups,
+                row_blocks,
+                k_split,
+                splits,
+                _pad: 0,
+            });
+            let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
+            let step = gpu
+                .planned_step(
+                    &main,
+                    "gemv",
+                    plan,
+                    &[(0, a), (1, b), (2, c), (3, params.bind())],
+                )
+                .await?;
+            frame.finish(gpu, step, plan).await
+        })
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

@@ -15,22 +15,22 @@ pub const LESSONS: [Lesson; 3] = [
     Lesson {
         number: 2,
         name: "tiled matmul",
-        run: tiled_matmul,
+        run: |gpu, size| Box::pin(tiled_matmul(gpu, size)),
     },
     Lesson {
         number: 3,
         name: "tile from limits",
-        run: tile_from_limits,
+        run: |gpu, size| Box::pin(tile_from_limits(gpu, size)),
     },
     Lesson {
         number: 11,
         name: "tensor cores",
-        run: tensor_cores,
+        run: |gpu, size| Box::pin(tensor_cores(gpu, size)),
     },
 ];
 
 /// 02: naive against tiled (and register-blocked) matrix multiply.
-pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "02 naive vs tiled matmul (PMPP 4.2-4.6)",
         "The naive kernel reads a row of A and a column of B from global memory for every element of C: one multiply-add per two loads. Tiling stages TILE×TILE tiles in workgroup memory so each loaded value serves TILE multiply-adds; register blocking makes each value read from workgroup memory serve several more from registers.",
@@ -48,8 +48,11 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         (vec![], vec![])
     };
     let mut naive = None;
-    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
-    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let (da, db) = (
+        gpu.upload_async("A", &a).await?,
+        gpu.upload_async("B", &b).await?,
+    );
+    let dc = gpu.alloc_async::<f32>("C", n * n).await?;
     let shape = Shape::new(n, n, n)?;
     let mut ratio = Chart {
         title: "global loads: FLOPs per element loaded".into(),
@@ -62,8 +65,10 @@ pub fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
-        gpu.poison(&dc)?;
-        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
+        gpu.poison_async(&dc).await?;
+        let (m, c) = gpu
+            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
+            .await?;
         let ok = if exact.is_empty() {
             verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
         } else {
@@ -126,7 +131,7 @@ fn residency_chart(title: String, profile: &DeviceProfile, usage: KernelUse) -> 
 }
 
 /// 03: the planner under WebGPU's baseline, this adapter, and the book's device D.
-pub fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
+pub async fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
     let mut r = Report::new(
         "03 tile size from limits (PMPP 4.7)",
         "Registers and shared memory limit how many threads a multiprocessor holds; a program reads the device's limits and sizes its tiles from them instead of compiling a constant in.",
@@ -209,7 +214,7 @@ pub fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
 
 /// 11: the tiling of lesson 02 feeding the matrix units: f32 blocked against f16 on the scalar
 /// units against f16 cooperative matrices, with the error bound f16 inputs allow.
-pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     use half::f16;
     let mut r = Report::new(
         "11 tensor cores: f16 and cooperative matrices",
@@ -237,8 +242,11 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     };
     let mut fastest_f32: Option<crate::Measured<super::MatmulRun>> = None;
     // f32 on the scalar units: the blocked kernel of lesson 02 (the fast one where it fits).
-    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
-    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let (da, db) = (
+        gpu.upload_async("A", &a).await?,
+        gpu.upload_async("B", &b).await?,
+    );
+    let dc = gpu.alloc_async::<f32>("C", n * n).await?;
     let f32_variant = gpu
         .select_matmul(shape, Precision::F32, &Selection::Auto)?
         .variant;
@@ -246,7 +254,9 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
             continue;
         }
-        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
+        let (m, c) = gpu
+            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
+            .await?;
         r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
         let run = m.run.clone();
         if fastest_f32.as_ref().is_none_or(|f| m.median < f.median) {
@@ -263,15 +273,20 @@ pub fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     }
     // f16: on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices).
     let mut best = None;
-    let (da, db) = (gpu.upload("A", &a16)?, gpu.upload("B", &b16)?);
-    let dc = gpu.alloc::<f16>("C", n * n)?;
+    let (da, db) = (
+        gpu.upload_async("A", &a16).await?,
+        gpu.upload_async("B", &b16).await?,
+    );
+    let dc = gpu.alloc_async::<f16>("C", n * n).await?;
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
         let plan = gpu.plan_matmul(v, shape, None);
         if let Err(e) = plan {
             r.line(format!("f16 {:<14} skipped: {e}", v.name()));
             continue;
         }
-        let (m, c) = gpu.measure_matmul((&da, &db, &dc), shape, &Selection::Variant(v))?;
+        let (m, c) = gpu
+            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
+            .await?;
         r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok();
         let vs = fastest_f32
             .as_ref()

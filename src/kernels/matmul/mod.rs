@@ -172,13 +172,14 @@ pub(crate) trait Kernel: Sync {
     /// Every pipeline it can launch under `planner`'s limits.
     fn pipelines(&self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse>;
     /// The steps of one product with `plan`'s constants (`None` for a variant with no tile).
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    /// Boxed: a trait object's method cannot be an `async fn`.
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch>;
+        plan: Option<&'a Plan>,
+    ) -> crate::launch::LocalFuture<'a, Result<Launch>>;
     /// Elements loaded from global memory by one product, as the kernel is written (the
     /// lesson's compute-to-global-memory-access ratio is 2·M·N·K over this).
     fn global_loads(&self, shape: Shape, plan: Option<&Plan>) -> u64;
@@ -410,10 +411,10 @@ pub(crate) struct Params {
 }
 
 /// The matmul family.
-pub struct Matmul;
+pub(crate) struct Matmul;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Matmul = Matmul;
+pub(crate) static FAMILY: Matmul = Matmul;
 
 impl Family for Matmul {
     fn name(&self) -> &'static str {

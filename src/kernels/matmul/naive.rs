@@ -4,6 +4,7 @@
 
 use super::{lesson_module, Caps, Kernel, Launch, Operands, Params, Shape};
 use crate::kernels::{Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::plan::{KernelUse, Plan, Planner, Tiling};
 use crate::{Gpu, Result};
 
@@ -44,40 +45,43 @@ impl Kernel for Naive {
         vec![PipelineUse::new(&lesson_module(), "naive", vec![])]
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        _: Option<&Plan>,
-    ) -> Result<Launch> {
-        gpu.planner()
-            .check("naive matmul 16x16", [NAIVE, NAIVE, 1], USAGE)?;
-        let tiles_x = shape.n.div_ceil(NAIVE);
-        let params = gpu.uniform(&Params {
-            m: shape.m,
-            k: shape.k,
-            n: shape.n,
-            tiles_x,
-        });
-        let dispatch = crate::dispatch::Dispatch::fold(
-            "naive matmul",
-            tiles_x as u64 * shape.m.div_ceil(NAIVE) as u64,
-            gpu.limits().max_compute_workgroups_per_dimension,
-        )?;
-        let pipeline = gpu.pipeline(&lesson_module().shader, "naive", &[])?;
-        let step = crate::launch::Step::new(
-            gpu,
-            &pipeline,
-            &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
-            dispatch,
-        )?;
-        Ok(Launch {
-            steps: vec![step],
-            scratch: vec![],
-            tile: "16x16".into(),
-            dispatch,
-            splits: (1, shape.k),
+        _: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            gpu.planner()
+                .check("naive matmul 16x16", [NAIVE, NAIVE, 1], USAGE)?;
+            let tiles_x = shape.n.div_ceil(NAIVE);
+            let params = gpu.uniform(&Params {
+                m: shape.m,
+                k: shape.k,
+                n: shape.n,
+                tiles_x,
+            });
+            let dispatch = crate::dispatch::Dispatch::fold(
+                "naive matmul",
+                tiles_x as u64 * shape.m.div_ceil(NAIVE) as u64,
+                gpu.limits().max_compute_workgroups_per_dimension,
+            )?;
+            let pipeline = gpu.pipeline(&lesson_module().shader, "naive", &[]).await?;
+            let step = crate::launch::Step::new(
+                gpu,
+                &pipeline,
+                &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
+                dispatch,
+            )
+            .await?;
+            Ok(Launch {
+                steps: vec![step],
+                scratch: vec![],
+                tile: "16x16".into(),
+                dispatch,
+                splits: (1, shape.k),
+            })
         })
     }
 

@@ -11,6 +11,7 @@
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
@@ -166,47 +167,51 @@ impl Kernel for Pipelined {
         support::pipelines(self.0, module, "pipelined", fitting(planner, &t))
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch> {
-        let plan = plan.expect("the pipelined kernel has a plan");
-        let (bm, bn, bk) = (
-            plan.constant("BM"),
-            plan.constant("BN"),
-            plan.constant("BK"),
-        );
-        let Shape { m, k, n } = shape;
-        let (k4, n4) = (round4(k), round4(n));
-        // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20).
-        let mut frame = Frame::new(gpu, module, io, shape)?;
-        let tiles_x = n4.div_ceil(bn);
-        let tiles = tiles_x * m.div_ceil(bm);
-        // The plan's split of K (by waves of the workgroups resident at once), each split an
-        // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
-        let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-        let _ = bk;
-        let params = gpu.uniform(&Params {
-            m,
-            k: k4,
-            n: n4,
-            tiles_x,
-            tiles,
-            k_split,
-            splits,
-            _pad: 0,
-        });
-        let (a, b, c, main) = frame.output(gpu, splits, n4)?;
-        let step = gpu.planned_step(
-            &main,
-            "pipelined",
-            plan,
-            &[(0, a), (1, b), (2, c), (3, params.bind())],
-        )?;
-        frame.finish(gpu, step, plan)
+        plan: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            let plan = plan.expect("the pipelined kernel has a plan");
+            let (bm, bn, bk) = (
+                plan.constant("BM"),
+                plan.constant("BN"),
+                plan.constant("BK"),
+            );
+            let Shape { m, k, n } = shape;
+            let (k4, n4) = (round4(k), round4(n));
+            // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20).
+            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            let tiles_x = n4.div_ceil(bn);
+            let tiles = tiles_x * m.div_ceil(bm);
+            // The plan's split of K (by waves of the workgroups resident at once), each split an
+            // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
+            let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+            let _ = bk;
+            let params = gpu.uniform(&Params {
+                m,
+                k: k4,
+                n: n4,
+                tiles_x,
+                tiles,
+                k_split,
+                splits,
+                _pad: 0,
+            });
+            let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
+            let step = gpu
+                .planned_step(
+                    &main,
+                    "pipelined",
+                    plan,
+                    &[(0, a), (1, b), (2, c), (3, params.bind())],
+                )
+                .await?;
+            frame.finish(gpu, step, plan).await
+        })
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {

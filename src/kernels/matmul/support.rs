@@ -133,7 +133,7 @@ impl Padded {
 
 /// A copy of the `rows`×`cols` matrix `src` (elements of `elem`) as `rows_out`×`cols_out`
 /// (`cols_out` a multiple of 4), zeros outside: the step and the buffer it writes.
-pub(crate) fn pad(
+pub(crate) async fn pad(
     gpu: &Gpu,
     shader: &Shader,
     elem: Precision,
@@ -144,8 +144,8 @@ pub(crate) fn pad(
     let len = rows_out as usize * cols_out as usize;
     let what = "padded matmul operand";
     let dst = match elem {
-        Precision::F32 => Padded::F32(gpu.alloc_uninit::<f32>(what, len)?),
-        Precision::F16 => Padded::F16(gpu.alloc_uninit::<half::f16>(what, len)?),
+        Precision::F32 => Padded::F32(gpu.alloc_uninit::<f32>(what, len).await?),
+        Precision::F16 => Padded::F16(gpu.alloc_uninit::<half::f16>(what, len).await?),
     };
     let params = gpu.uniform(&Four {
         a: rows,
@@ -153,18 +153,20 @@ pub(crate) fn pad(
         c: rows_out,
         d: cols_out,
     });
-    let step = gpu.step(
-        shader,
-        "pad",
-        &[],
-        &[(10, src), (11, dst.bind()), (12, params.bind())],
-        cdiv(len as u64 / 4, SUPPORT_WG),
-    )?;
+    let step = gpu
+        .step(
+            shader,
+            "pad",
+            &[],
+            &[(10, src), (11, dst.bind()), (12, params.bind())],
+            cdiv(len as u64 / 4, SUPPORT_WG),
+        )
+        .await?;
     Ok((step, dst))
 }
 
 /// C (m×n) = the sum of `splits` partial products of m×`ld` floats each in `partials`.
-pub(crate) fn sum_splits(
+pub(crate) async fn sum_splits(
     gpu: &Gpu,
     shader: &Shader,
     partials: Bind<'_>,
@@ -185,6 +187,7 @@ pub(crate) fn sum_splits(
         &[(13, partials), (14, c), (15, params.bind())],
         cdiv(m as u64 * ld as u64 / 4, SUPPORT_WG),
     )
+    .await
 }
 
 /// Where a variant's output goes: C itself, or the split-K / padded partials that `sum_splits`
@@ -198,13 +201,14 @@ pub(crate) enum Output {
 
 impl Output {
     /// C when one slice writes rows of exactly `n` elements, else a fresh partials buffer.
-    pub(crate) fn new(gpu: &Gpu, m: u32, n: u32, ld: u32, splits: u32) -> Result<Output> {
+    pub(crate) async fn new(gpu: &Gpu, m: u32, n: u32, ld: u32, splits: u32) -> Result<Output> {
         if splits == 1 && ld == n {
             return Ok(Output::Direct);
         }
         let len = splits as usize * m as usize * ld as usize;
         Ok(Output::Partials(
-            gpu.alloc_uninit::<f32>("split-K partial products", len)?,
+            gpu.alloc_uninit::<f32>("split-K partial products", len)
+                .await?,
         ))
     }
 }
@@ -212,7 +216,7 @@ impl Output {
 /// Ragged K or N: the steps that copy A and B into rows of 4 elements (zeros outside, fig 4.20)
 /// and the copies, for a variant whose loads are 4 elements wide. A is padded to `k4` columns,
 /// B to `k4` rows and `n4` columns.
-pub(crate) fn pad_operands(
+pub(crate) async fn pad_operands(
     gpu: &Gpu,
     shader: &Shader,
     elem: Precision,
@@ -223,14 +227,14 @@ pub(crate) fn pad_operands(
     let Shape { m, k, n } = shape;
     let (k4, n4) = (round4(k), round4(n));
     let pa = if k4 != k {
-        let (s, buf) = pad(gpu, shader, elem, a, (m, k), (m, k4))?;
+        let (s, buf) = pad(gpu, shader, elem, a, (m, k), (m, k4)).await?;
         steps.push(s);
         Some(buf)
     } else {
         None
     };
     let pb = if k4 != k || n4 != n {
-        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k4, n4))?;
+        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k4, n4)).await?;
         steps.push(s);
         Some(buf)
     } else {
@@ -279,7 +283,7 @@ pub(crate) struct Frame<'a> {
 
 impl<'a> Frame<'a> {
     /// Pad the operands of `shape` (a step each, where needed).
-    pub(crate) fn new(
+    pub(crate) async fn new(
         gpu: &Gpu,
         module: fn(Types) -> crate::kernels::Module,
         io: super::Operands<'a>,
@@ -287,7 +291,8 @@ impl<'a> Frame<'a> {
     ) -> Result<Frame<'a>> {
         let shader = module(io.types).shader;
         let mut steps = Vec::new();
-        let padded = pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps)?;
+        let padded =
+            pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps).await?;
         Ok(Frame {
             io,
             shape,
@@ -303,7 +308,7 @@ impl<'a> Frame<'a> {
     /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
     /// (C directly when there is one slice and `ld` is C's N): A, B, that output, and the module
     /// to launch the main step from (its output type f32 when it writes partials).
-    pub(crate) fn output(
+    pub(crate) async fn output(
         &mut self,
         gpu: &Gpu,
         splits: u32,
@@ -311,7 +316,7 @@ impl<'a> Frame<'a> {
     ) -> Result<(Bind<'_>, Bind<'_>, Bind<'_>, Shader)> {
         let Shape { m, n, .. } = self.shape;
         self.splits = splits;
-        self.out = Some(Output::new(gpu, m, n, ld, splits)?);
+        self.out = Some(Output::new(gpu, m, n, ld, splits).await?);
         let a = self.padded.0.as_ref().map_or(self.io.a, |b| b.bind());
         let b = self.padded.1.as_ref().map_or(self.io.b, |b| b.bind());
         Ok(match self.out.as_ref().expect("set above") {
@@ -327,7 +332,7 @@ impl<'a> Frame<'a> {
 
     /// The launch: the padding, `main` (the plan's step), the sum of the partials into C; the
     /// plan's tile with the split and the padding said.
-    pub(crate) fn finish(
+    pub(crate) async fn finish(
         mut self,
         gpu: &Gpu,
         main: Step,
@@ -339,14 +344,17 @@ impl<'a> Frame<'a> {
         self.steps.push(main);
         let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
         if let Some(Output::Partials(p)) = &self.out {
-            self.steps.push(sum_splits(
-                gpu,
-                &self.shader,
-                p.bind(),
-                self.io.c,
-                (m, n, n4),
-                self.splits,
-            )?);
+            self.steps.push(
+                sum_splits(
+                    gpu,
+                    &self.shader,
+                    p.bind(),
+                    self.io.c,
+                    (m, n, n4),
+                    self.splits,
+                )
+                .await?,
+            );
         }
         let mut tile = label.to_string();
         if self.splits > 1 {

@@ -6,6 +6,7 @@
 
 use super::{lesson_module, Caps, Kernel, Launch, Operands, Params, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
+use crate::launch::LocalFuture;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, Tiling};
 use crate::{Gpu, Result};
 
@@ -87,34 +88,38 @@ impl Kernel for Tiled {
             .collect()
     }
 
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        io: Operands<'_>,
+    fn launch<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        io: Operands<'a>,
         shape: Shape,
-        plan: Option<&Plan>,
-    ) -> Result<Launch> {
-        let plan = plan.expect("the tiled kernel has a plan");
-        let t = plan.constant("TILE");
-        let tiles_x = shape.n.div_ceil(t);
-        let params = gpu.uniform(&Params {
-            m: shape.m,
-            k: shape.k,
-            n: shape.n,
-            tiles_x,
-        });
-        let step = gpu.planned_step(
-            &lesson_module().shader,
-            "tiled",
-            plan,
-            &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
-        )?;
-        Ok(Launch {
-            steps: vec![step],
-            scratch: vec![],
-            tile: plan.choice().label.clone(),
-            dispatch: plan.dispatch,
-            splits: (1, shape.k),
+        plan: Option<&'a Plan>,
+    ) -> LocalFuture<'a, Result<Launch>> {
+        Box::pin(async move {
+            let plan = plan.expect("the tiled kernel has a plan");
+            let t = plan.constant("TILE");
+            let tiles_x = shape.n.div_ceil(t);
+            let params = gpu.uniform(&Params {
+                m: shape.m,
+                k: shape.k,
+                n: shape.n,
+                tiles_x,
+            });
+            let step = gpu
+                .planned_step(
+                    &lesson_module().shader,
+                    "tiled",
+                    plan,
+                    &[(0, io.a), (1, io.b), (2, io.c), (3, params.bind())],
+                )
+                .await?;
+            Ok(Launch {
+                steps: vec![step],
+                scratch: vec![],
+                tile: plan.choice().label.clone(),
+                dispatch: plan.dispatch,
+                splits: (1, shape.k),
+            })
         })
     }
 

@@ -236,8 +236,19 @@ enum Operands {
     ),
 }
 
-/// Time every candidate for `shape` (calling `progress` before each) and return the winner.
+/// Blocking [`tune_shape_async`].
+#[cfg(not(target_arch = "wasm32"))]
 pub fn tune_shape(
+    gpu: &Gpu,
+    shape: Shape,
+    precision: Precision,
+    progress: impl FnMut(&str),
+) -> Result<Tuned> {
+    crate::gpu::block_on(tune_shape_async(gpu, shape, precision, progress))
+}
+
+/// Time every candidate for `shape` (calling `progress` before each) and return the winner.
+pub async fn tune_shape_async(
     gpu: &Gpu,
     shape: Shape,
     precision: Precision,
@@ -262,17 +273,17 @@ pub fn tune_shape(
     // The operands are uploaded once for every candidate of the shape.
     let operands = match precision {
         Precision::F32 => Operands::F32(
-            gpu.upload("A", &a)?,
-            gpu.upload("B", &b)?,
-            gpu.alloc::<f32>("C", m * n)?,
+            gpu.upload_async("A", &a).await?,
+            gpu.upload_async("B", &b).await?,
+            gpu.alloc_async::<f32>("C", m * n).await?,
         ),
         Precision::F16 => Operands::F16(
-            gpu.upload("A", &a16)?,
-            gpu.upload("B", &b16)?,
-            gpu.alloc::<half::f16>("C", m * n)?,
+            gpu.upload_async("A", &a16).await?,
+            gpu.upload_async("B", &b16).await?,
+            gpu.alloc_async::<half::f16>("C", m * n).await?,
         ),
     };
-    let time = |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
+    let time = async |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
         let sel = match tile {
             Some(t) => Selection::Forced {
                 variant: v,
@@ -281,8 +292,12 @@ pub fn tune_shape(
             None => Selection::Variant(v),
         };
         let (run, c) = match &operands {
-            Operands::F32(da, db, dc) => gpu.measure_matmul((da, db, dc), shape, &sel)?,
-            Operands::F16(da, db, dc) => gpu.measure_matmul((da, db, dc), shape, &sel)?,
+            Operands::F32(da, db, dc) => {
+                gpu.measure_matmul_async((da, db, dc), shape, &sel).await?
+            }
+            Operands::F16(da, db, dc) => {
+                gpu.measure_matmul_async((da, db, dc), shape, &sel).await?
+            }
         };
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
         Ok((run.median, ok))
@@ -293,7 +308,7 @@ pub fn tune_shape(
             "{shape} {v}{}",
             tile.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
         ));
-        let (seconds, verified) = time(v, tile.as_deref())?;
+        let (seconds, verified) = time(v, tile.as_deref()).await?;
         trials.push(Trial {
             shape,
             variant: v,
@@ -307,11 +322,13 @@ pub fn tune_shape(
         let tile = gpu
             .plan_matmul(choice, shape, None)?
             .map(|p| p.choice().label.clone());
-        trials
+        match trials
             .iter()
             .find(|t| t.variant == choice && t.tile == tile)
-            .map(|t| t.seconds)
-            .map_or_else(|| time(choice, tile.as_deref()).map(|r| r.0), Ok)?
+        {
+            Some(t) => t.seconds,
+            None => time(choice, tile.as_deref()).await?.0,
+        }
     };
     let best = trials
         .iter()

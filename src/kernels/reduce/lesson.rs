@@ -11,11 +11,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 5,
     name: "reduction",
-    run: reduction,
+    run: |gpu, size| Box::pin(reduction(gpu, size)),
 };
 
 /// 05: the reduction progression with the copy ceiling beside it.
-pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "05 reduction (reduceGmem → reduceSmem → unroll4 → dynamic → grid-stride → subgroup)",
         "A tree in global memory pays a global read and write per step; a workgroup-memory tree reads each input once; unrolling adds four loads per invocation before the tree, so fewer workgroups do more each; subgroup operations replace the last steps (WGSL has no warp lock-step, so the lesson's volatile trick is not allowed).",
@@ -30,12 +30,18 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     let bound = ((n as f64).log2().ceil() + 2.0)
         * 2f64.powi(-24)
         * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-    let input = gpu.upload("reduce input", &x)?;
-    let copy_dst = gpu.alloc::<f32>("copy", n)?;
-    let ceiling = gpu.steady(
-        || gpu.copy_on_device(&input, &copy_dst, wide::Width::Vec4),
-        |r| r.timing.seconds,
-    )?;
+    let input = gpu.upload_async("reduce input", &x).await?;
+    let copy_dst = gpu.alloc_async::<f32>("copy", n).await?;
+    let ceiling = gpu
+        .measure_async(
+            async || {
+                gpu.copy_on_device_async(&input, &copy_dst, wide::Width::Vec4)
+                    .await
+            },
+            |r| r.timing.seconds,
+        )
+        .await?
+        .run;
     r.line(format!(
         "copy ceiling (vec4): {}",
         crate::family::units::bandwidth(ceiling.bytes_per_second())
@@ -50,13 +56,19 @@ pub fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         if let Err(e) = gpu.require(v.needs(), v.name()) {
             // The adapter lacks the feature: say so, and check that the library says so too.
             r.line(format!("{}: skipped: {e}", v.name()));
-            r.verified &= gpu.reduce_on_device(&input, Op::Sum, v).is_err();
+            r.verified &= gpu
+                .reduce_on_device_async(&input, Op::Sum, v)
+                .await
+                .is_err();
             continue;
         }
-        let (s, run) = gpu.steady(
-            || gpu.reduce_on_device(&input, Op::Sum, v),
-            |r| r.1.timing.seconds,
-        )?;
+        let (s, run) = gpu
+            .measure_async(
+                async || gpu.reduce_on_device_async(&input, Op::Sum, v).await,
+                |r| r.1.timing.seconds,
+            )
+            .await?
+            .run;
         let ok = ((s as f64) - exact).abs() <= bound;
         r.verified &= ok;
         best = best.max(run.gbps());

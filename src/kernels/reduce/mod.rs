@@ -241,33 +241,56 @@ impl Gpu {
         }
     }
 
-    /// Reduce a device buffer to one value, timed by the GPU's timestamps where it has them.
+    /// Blocking [`Gpu::reduce_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn reduce_on_device<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         op: Op,
         variant: Variant,
     ) -> Result<(T, ReduceRun)> {
-        self.reduce_timed(input, op, variant, true)
+        crate::gpu::block_on(self.reduce_on_device_async(input, op, variant))
+    }
+
+    /// Reduce a device buffer to one value, timed by the GPU's timestamps where it has them.
+    pub async fn reduce_on_device_async<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+        variant: Variant,
+    ) -> Result<(T, ReduceRun)> {
+        self.reduce_timed(input, op, variant, true).await
+    }
+
+    /// Blocking [`Gpu::reduce_value_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reduce_value<T: Element>(&self, input: &DeviceBuffer<T>, op: Op) -> Result<T> {
+        crate::gpu::block_on(self.reduce_value_async(input, op))
     }
 
     /// Reduce a device buffer to one value with [`Gpu::default_reduce_variant`], untimed: the
     /// launches and the readback in one submission and one wait, no timestamp queries (the
     /// cheapest whole call; `reduce-call/1M` in the bench).
-    pub fn reduce_value<T: Element>(&self, input: &DeviceBuffer<T>, op: Op) -> Result<T> {
-        let recipe = self.reduce_recipe(input, op, self.default_reduce_variant())?;
-        Ok(self.run_recipe(input, &recipe, false)?.0)
+    pub async fn reduce_value_async<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        op: Op,
+    ) -> Result<T> {
+        let recipe = self
+            .reduce_recipe(input, op, self.default_reduce_variant())
+            .await?;
+        Ok(self.run_recipe(input, &recipe, false).await?.0)
     }
 
-    fn reduce_timed<T: Element>(
+    async fn reduce_timed<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         op: Op,
         variant: Variant,
         timed: bool,
     ) -> Result<(T, ReduceRun)> {
-        let recipe = self.reduce_recipe(input, op, variant)?;
-        let (value, timing) = self.run_recipe(input, &recipe, timed)?;
+        let recipe = self.reduce_recipe(input, op, variant).await?;
+        let (value, timing) = self.run_recipe(input, &recipe, timed).await?;
         Ok((
             value,
             ReduceRun {
@@ -284,19 +307,21 @@ impl Gpu {
     }
 
     /// The launches and the readback of a prepared reduction: one submission, one wait.
-    fn run_recipe<T: Element>(
+    async fn run_recipe<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         recipe: &ReduceRecipe<T>,
         timed: bool,
     ) -> Result<(T, Timing)> {
         if let Some(s) = &recipe.scratch {
-            self.copy_buffer(input.raw(), &s.buffer, input.bytes())?;
+            self.copy_buffer(input.raw(), &s.buffer, input.bytes())
+                .await?;
         }
         let last = recipe.partials.last().expect("one launch at least");
         let size = std::mem::size_of::<T>() as u64;
-        let (timing, value) =
-            self.execute_and_read_as::<T>(&recipe.steps, &last.buffer, size, timed)?;
+        let (timing, value) = self
+            .execute_and_read_as::<T>(&recipe.steps, &last.buffer, size, timed)
+            .await?;
         let result = *value.first().ok_or_else(|| Error::Gpu {
             context: "reading the reduction's value back".into(),
             message: "nothing was read".into(),
@@ -307,7 +332,7 @@ impl Gpu {
     /// The launches that reduce `input` with `op` and `variant`, their partial buffers and bind
     /// groups: made on the first call for this buffer and these parameters, then taken from the
     /// recipe cache (the plan, the shaders' names and the bindings are not redone per call).
-    fn reduce_recipe<T: Element>(
+    async fn reduce_recipe<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         op: Op,
@@ -319,7 +344,7 @@ impl Gpu {
         )?;
         // The global variant reduces a scratch copy in place: two calls must not share it.
         if variant == Variant::Global {
-            return Ok(Arc::new(self.make_reduce_recipe(input, op, variant)?));
+            return Ok(Arc::new(self.make_reduce_recipe(input, op, variant).await?));
         }
         let key = RecipeKey {
             family: "reduce",
@@ -327,12 +352,15 @@ impl Gpu {
             buffers: vec![input.bind().id],
             params: vec![input.len() as u64, op.code() as u64, variant as u64],
         };
-        self.pools
-            .inner
-            .recipe(key, || self.make_reduce_recipe(input, op, variant))
+        if let Some(r) = self.pools.inner.recipe(&key) {
+            return Ok(r);
+        }
+        let made = Arc::new(self.make_reduce_recipe(input, op, variant).await?);
+        self.pools.inner.keep_recipe(key, made.clone());
+        Ok(made)
     }
 
-    fn make_reduce_recipe<T: Element>(
+    async fn make_reduce_recipe<T: Element>(
         &self,
         input: &DeviceBuffer<T>,
         op: Op,
@@ -363,20 +391,20 @@ impl Gpu {
         };
         let shader = module(T::WGSL, variant == Variant::Subgroup).shader;
         let constants = constants(op, T::WGSL, T::identity_bits(op), wg, unroll);
-        let pipeline = self.pipeline(&shader, variant.entry(), &constants)?;
+        let pipeline = self.pipeline(&shader, variant.entry(), &constants).await?;
         // The grid-stride variants read the caller's input with 128-bit loads (first launch).
         let wide = matches!(variant, Variant::GridStride | Variant::Subgroup);
         let pipeline4 = if wide {
             let mut c4 = constants.clone();
             c4.push(("VEC4".to_string(), 1.0));
-            Some(self.pipeline(&shader, variant.entry(), &c4)?)
+            Some(self.pipeline(&shader, variant.entry(), &c4).await?)
         } else {
             None
         };
 
         // The global variant works in place: on a scratch copy of the input (copied per call).
         let scratch = if variant == Variant::Global {
-            Some(self.alloc_uninit::<T>("reduce scratch", n)?)
+            Some(self.alloc_uninit::<T>("reduce scratch", n).await?)
         } else {
             None
         };
@@ -398,7 +426,9 @@ impl Gpu {
             };
             // Every partial is written by its workgroup: no poison needed (and none of the
             // fill launches that would cost each call a round trip).
-            let out = self.alloc_uninit::<T>("reduce partials", groups as usize)?;
+            let out = self
+                .alloc_uninit::<T>("reduce partials", groups as usize)
+                .await?;
             let dispatch = Dispatch::fold(
                 "reduce",
                 groups as u64,
@@ -417,7 +447,8 @@ impl Gpu {
                     &pipeline,
                     &[(1, out.bind()), (2, params.bind()), (3, sc.bind())],
                     dispatch,
-                )?
+                )
+                .await?
             } else if variant != Variant::Workgroup {
                 // dynamic_tree and subgroup_tree bind the input twice: scalar and vec4 views.
                 let p = match (&pipeline4, first) {
@@ -434,14 +465,16 @@ impl Gpu {
                         (4, src.bind()),
                     ],
                     dispatch,
-                )?
+                )
+                .await?
             } else {
                 Step::new(
                     self,
                     &pipeline,
                     &[(0, src.bind()), (1, out.bind()), (2, params.bind())],
                     dispatch,
-                )?
+                )
+                .await?
             };
             steps.push(step);
             bytes += len as u64 * size + groups as u64 * size;
@@ -462,21 +495,38 @@ impl Gpu {
         })
     }
 
-    /// Reduce a host slice with a chosen variant.
+    /// Blocking [`Gpu::reduce_with_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn reduce_with<T: Element>(
         &self,
         data: &[T],
         op: Op,
         variant: Variant,
     ) -> Result<(T, ReduceRun)> {
-        let input = self.upload("reduce input", data)?;
-        self.reduce_on_device(&input, op, variant)
+        crate::gpu::block_on(self.reduce_with_async(data, op, variant))
+    }
+
+    /// Reduce a host slice with a chosen variant.
+    pub async fn reduce_with_async<T: Element>(
+        &self,
+        data: &[T],
+        op: Op,
+        variant: Variant,
+    ) -> Result<(T, ReduceRun)> {
+        let input = self.upload_async("reduce input", data).await?;
+        self.reduce_on_device_async(&input, op, variant).await
+    }
+
+    /// Blocking [`Gpu::reduce_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
+        crate::gpu::block_on(self.reduce_async(data, op))
     }
 
     /// Reduce a host slice with the fastest variant this adapter supports.
-    pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
-        let input = self.upload("reduce input", data)?;
-        self.reduce_value(&input, op)
+    pub async fn reduce_async<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
+        let input = self.upload_async("reduce input", data).await?;
+        self.reduce_value_async(&input, op).await
     }
 }
 
@@ -504,10 +554,10 @@ fn identity_of(ty: &str, op: Op) -> u32 {
 }
 
 /// The reduction family.
-pub struct Reduce;
+pub(crate) struct Reduce;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Reduce = Reduce;
+pub(crate) static FAMILY: Reduce = Reduce;
 
 impl Family for Reduce {
     fn name(&self) -> &'static str {

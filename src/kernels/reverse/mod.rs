@@ -74,19 +74,21 @@ impl Tiling for ReverseTiling {
 }
 
 impl Gpu {
-    fn reverse_in_place<T: Word>(
+    async fn reverse_in_place<T: Word>(
         &self,
         data: &[T],
         entry: &str,
         n_const: Option<u32>,
     ) -> Result<(Vec<T>, Run)> {
-        let buf = self.upload("reverse data", data)?;
+        let buf = self.upload_async("reverse data", data).await?;
         let constants: Vec<(String, f64)> = n_const
             .map(|n| ("N".to_string(), n as f64))
             .into_iter()
             .collect();
-        let timing = self.launch(&module(1).shader, entry, &constants, &[(0, buf.bind())], 1)?;
-        let out = self.read(&buf)?;
+        let timing = self
+            .launch(&module(1).shader, entry, &constants, &[(0, buf.bind())], 1)
+            .await?;
+        let out = self.read_async(&buf).await?;
         let run = Run {
             kernel: "reverse",
             variant: entry.trim_end_matches("_reverse").to_string(),
@@ -99,8 +101,14 @@ impl Gpu {
         Ok((out, run))
     }
 
-    /// `staticReverse`: exactly 64 elements, one workgroup with a fixed `array<u32, 64>`.
+    /// Blocking [`Gpu::reverse_static_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn reverse_static<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+        crate::gpu::block_on(self.reverse_static_async(data))
+    }
+
+    /// `staticReverse`: exactly 64 elements, one workgroup with a fixed `array<u32, 64>`.
+    pub async fn reverse_static_async<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
         if data.len() != STATIC_N {
             return Err(Error::mismatch(
                 "static reverse length (a fixed 64-element array)",
@@ -108,12 +116,18 @@ impl Gpu {
                 data.len(),
             ));
         }
-        self.reverse_in_place(data, "static_reverse", None)
+        self.reverse_in_place(data, "static_reverse", None).await
+    }
+
+    /// Blocking [`Gpu::reverse_dynamic_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reverse_dynamic<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+        crate::gpu::block_on(self.reverse_dynamic_async(data))
     }
 
     /// `dynamicReverse`: one workgroup whose array is sized by the override constant `N = n`,
     /// checked against the adapter's limits first (wgpu does not check override sizes).
-    pub fn reverse_dynamic<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+    pub async fn reverse_dynamic_async<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
         let n = len_u32("dynamic reverse", data.len())?;
         if n == 0 {
             return Err(Error::zero("dynamic reverse length"));
@@ -126,13 +140,24 @@ impl Gpu {
         self.planner()
             .check(&format!("dynamic reverse of {n}"), [n, 1, 1], usage)?;
         self.reverse_in_place(data, "dynamic_reverse", Some(n))
+            .await
+    }
+
+    /// Blocking [`Gpu::reverse_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reverse_on_device<T: bytemuck::Pod>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &DeviceBuffer<T>,
+    ) -> Result<Run> {
+        crate::gpu::block_on(self.reverse_on_device_async(input, output))
     }
 
     /// Reverse any n on the device into `output`: each workgroup reverses one block in
     /// workgroup memory and writes it, coalesced, to the mirrored block. The block size comes
     /// from the planner. Elements of 4 bytes (f32, i32, u32) or 8 bytes (f64, [u32; 2]) move as
     /// raw bits.
-    pub fn reverse_on_device<T: bytemuck::Pod>(
+    pub async fn reverse_on_device_async<T: bytemuck::Pod>(
         &self,
         input: &DeviceBuffer<T>,
         output: &DeviceBuffer<T>,
@@ -159,13 +184,15 @@ impl Gpu {
         let wg = plan.constant("WG");
         let groups = n.div_ceil(wg);
         let params = self.params2(n, groups);
-        let timing = self.launch(
-            &module(size / 4).shader,
-            "block_reverse",
-            &[("N".to_string(), wg as f64)],
-            &[(1, input.bind()), (2, output.bind()), (3, params.bind())],
-            groups as u64,
-        )?;
+        let timing = self
+            .launch(
+                &module(size / 4).shader,
+                "block_reverse",
+                &[("N".to_string(), wg as f64)],
+                &[(1, input.bind()), (2, output.bind()), (3, params.bind())],
+                groups as u64,
+            )
+            .await?;
         Ok(Run {
             kernel: "reverse",
             variant: "block".into(),
@@ -177,20 +204,26 @@ impl Gpu {
         })
     }
 
-    /// Reverse any n (see [`Gpu::reverse_on_device`]).
+    /// Blocking [`Gpu::reverse_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn reverse<T: bytemuck::Pod>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        let input = self.upload("reverse input", data)?;
-        let output = self.alloc::<T>("reverse output", data.len())?;
-        let run = self.reverse_on_device(&input, &output)?;
-        Ok((self.read(&output)?, run))
+        crate::gpu::block_on(self.reverse_async(data))
+    }
+
+    /// Reverse any n (see [`Gpu::reverse_on_device`]).
+    pub async fn reverse_async<T: bytemuck::Pod>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+        let input = self.upload_async("reverse input", data).await?;
+        let output = self.alloc_async::<T>("reverse output", data.len()).await?;
+        let run = self.reverse_on_device_async(&input, &output).await?;
+        Ok((self.read_async(&output).await?, run))
     }
 }
 
 /// The reverse family.
-pub struct Reverse;
+pub(crate) struct Reverse;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Reverse = Reverse;
+pub(crate) static FAMILY: Reverse = Reverse;
 
 impl Family for Reverse {
     fn name(&self) -> &'static str {

@@ -9,11 +9,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 6,
     name: "bank conflicts",
-    run: bank_conflicts,
+    run: |gpu, size| Box::pin(bank_conflicts(gpu, size)),
 };
 
 /// 06: bank conflicts in a transposed tile.
-pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "06 bank conflicts (transpose, CUDA Handbook 8.1)",
         "Reading a 32×32 tile down a column hits one bank 32 times; padding each row to 33 words puts the column in 32 different banks.",
@@ -30,15 +30,23 @@ pub fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GB/s".into(),
         bars: vec![],
     };
-    let (dx, dout) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("transposed", m * n)?);
+    let (dx, dout) = (
+        gpu.upload_async("x", &x).await?,
+        gpu.alloc_async::<f32>("transposed", m * n).await?,
+    );
     for v in Variant::ALL {
-        gpu.poison(&dout)?;
-        let m_run = gpu.measure(
-            || gpu.transpose_on_device(&dx, &dout, (m, n), v, None),
-            |r| r.timing.seconds,
-        )?;
+        gpu.poison_async(&dout).await?;
+        let m_run = gpu
+            .measure_async(
+                async || {
+                    gpu.transpose_on_device_async(&dx, &dout, (m, n), v, None)
+                        .await
+                },
+                |r| r.timing.seconds,
+            )
+            .await?;
         let run = m_run.run.clone();
-        let out = gpu.read(&dout)?;
+        let out = gpu.read_async(&dout).await?;
         let ok = (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
         r.verified &= ok;
         measured.push(m_run);

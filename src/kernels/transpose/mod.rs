@@ -91,9 +91,28 @@ impl Tiling for TransposeTiling {
 }
 
 impl Gpu {
+    /// Blocking [`Gpu::transpose_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn transpose_on_device<T: bytemuck::Pod>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &DeviceBuffer<T>,
+        (rows, cols): (usize, usize),
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<Run> {
+        crate::gpu::block_on(self.transpose_on_device_async(
+            input,
+            output,
+            (rows, cols),
+            variant,
+            tile,
+        ))
+    }
+
     /// Transpose a rows×cols row-major matrix on the device into `output` (cols×rows).
     /// Elements of 4 bytes (f32, i32, u32) or 8 bytes (f64) move as raw bits.
-    pub fn transpose_on_device<T: bytemuck::Pod>(
+    pub async fn transpose_on_device_async<T: bytemuck::Pod>(
         &self,
         input: &DeviceBuffer<T>,
         output: &DeviceBuffer<T>,
@@ -119,13 +138,15 @@ impl Gpu {
         let t = plan.constant("TILE");
         let tiles_x = n.div_ceil(t);
         let params = self.uniform(&[m, n, tiles_x, 0u32]);
-        let timing = self.launch(
-            &module(size / 4).shader,
-            variant.name(),
-            &plan.constants(),
-            &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
-            tiles_x as u64 * m.div_ceil(t) as u64,
-        )?;
+        let timing = self
+            .launch(
+                &module(size / 4).shader,
+                variant.name(),
+                &plan.constants(),
+                &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
+                tiles_x as u64 * m.div_ceil(t) as u64,
+            )
+            .await?;
         Ok(Run {
             kernel: "transpose",
             variant: variant.name().into(),
@@ -137,7 +158,8 @@ impl Gpu {
         })
     }
 
-    /// Transpose a rows×cols row-major matrix into cols×rows.
+    /// Blocking [`Gpu::transpose_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn transpose<T: bytemuck::Pod>(
         &self,
         data: &[T],
@@ -146,19 +168,33 @@ impl Gpu {
         variant: Variant,
         tile: Option<&str>,
     ) -> Result<(Vec<T>, Run)> {
+        crate::gpu::block_on(self.transpose_async(data, rows, cols, variant, tile))
+    }
+
+    /// Transpose a rows×cols row-major matrix into cols×rows.
+    pub async fn transpose_async<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        variant: Variant,
+        tile: Option<&str>,
+    ) -> Result<(Vec<T>, Run)> {
         let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;
-        let input = self.upload("transpose input", data)?;
-        let output = self.alloc::<T>("transpose output", elems)?;
-        let run = self.transpose_on_device(&input, &output, (rows, cols), variant, tile)?;
-        Ok((self.read(&output)?, run))
+        let input = self.upload_async("transpose input", data).await?;
+        let output = self.alloc_async::<T>("transpose output", elems).await?;
+        let run = self
+            .transpose_on_device_async(&input, &output, (rows, cols), variant, tile)
+            .await?;
+        Ok((self.read_async(&output).await?, run))
     }
 }
 
 /// The transpose family.
-pub struct Transpose;
+pub(crate) struct Transpose;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Transpose = Transpose;
+pub(crate) static FAMILY: Transpose = Transpose;
 
 impl Family for Transpose {
     fn name(&self) -> &'static str {

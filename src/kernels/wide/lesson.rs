@@ -9,11 +9,11 @@ use crate::{Gpu, Result};
 pub const LESSON: Lesson = Lesson {
     number: 8,
     name: "wide loads",
-    run: wide_loads,
+    run: |gpu, size| Box::pin(wide_loads(gpu, size)),
 };
 
 /// 08: wide loads.
-pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
+pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::new(
         "08 wide loads (float4)",
         "One 128-bit load moves four words with one instruction: fewer instructions per byte.",
@@ -33,13 +33,27 @@ pub fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GB/s".into(),
         bars: vec![],
     };
-    let (dx, dcopy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
+    let (dx, dcopy) = (
+        gpu.upload_async("x", &x).await?,
+        gpu.alloc_async::<u32>("copy", n).await?,
+    );
     for w in Width::ALL {
-        gpu.poison(&dcopy)?;
-        let m = gpu.measure(|| gpu.copy_on_device(&dx, &dcopy, w), |r| r.timing.seconds)?;
+        gpu.poison_async(&dcopy).await?;
+        let m = gpu
+            .measure_async(
+                async || gpu.copy_on_device_async(&dx, &dcopy, w).await,
+                |r| r.timing.seconds,
+            )
+            .await?;
         let run = m.run.clone();
-        let copy = gpu.read(&dcopy)?;
-        let (s, srun) = gpu.steady(|| gpu.sum_on_device(&dx, w), |r| r.1.timing.seconds)?;
+        let copy = gpu.read_async(&dcopy).await?;
+        let (s, srun) = gpu
+            .measure_async(
+                async || gpu.sum_on_device_async(&dx, w).await,
+                |r| r.1.timing.seconds,
+            )
+            .await?
+            .run;
         r.verified &= copy == x && s == sum;
         g.push(m);
         chart

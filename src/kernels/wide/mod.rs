@@ -39,7 +39,7 @@ const USAGE: KernelUse = KernelUse {
 impl Gpu {
     /// Launch `<kernel>_<width>` over `src` (bound at 0 as words, at 2 as vec4s) with `out`
     /// bound at `out_at[0]` for the scalar entry and `out_at[1]` for the vec4 one.
-    fn wide(
+    async fn wide(
         &self,
         kernel: &'static str,
         width: Width,
@@ -55,13 +55,15 @@ impl Gpu {
         };
         let groups = self.grid_stride_groups(USAGE, (n as u64).div_ceil(per));
         let params = self.params2(n, groups);
-        let timing = self.launch(
-            &SHADER,
-            &format!("{kernel}_{}", width.name()),
-            &[("WG".into(), WG as f64)],
-            &[(src_at, src.bind()), (out_at, out), (4, params.bind())],
-            groups as u64,
-        )?;
+        let timing = self
+            .launch(
+                &SHADER,
+                &format!("{kernel}_{}", width.name()),
+                &[("WG".into(), WG as f64)],
+                &[(src_at, src.bind()), (out_at, out), (4, params.bind())],
+                groups as u64,
+            )
+            .await?;
         Ok(Run {
             kernel,
             variant: width.name().into(),
@@ -73,8 +75,19 @@ impl Gpu {
         })
     }
 
-    /// Copy `src` into `dst` (same length) on the device.
+    /// Blocking [`Gpu::copy_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn copy_on_device<T: Word>(
+        &self,
+        src: &DeviceBuffer<T>,
+        dst: &DeviceBuffer<T>,
+        width: Width,
+    ) -> Result<Run> {
+        crate::gpu::block_on(self.copy_on_device_async(src, dst, width))
+    }
+
+    /// Copy `src` into `dst` (same length) on the device.
+    pub async fn copy_on_device_async<T: Word>(
         &self,
         src: &DeviceBuffer<T>,
         dst: &DeviceBuffer<T>,
@@ -88,35 +101,66 @@ impl Gpu {
             ));
         }
         self.wide("copy", width, src, dst.bind(), [1, 3], 2 * src.bytes())
+            .await
+    }
+
+    /// Blocking [`Gpu::copy_words_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn copy_words<T: Word>(&self, data: &[T], width: Width) -> Result<(Vec<T>, Run)> {
+        crate::gpu::block_on(self.copy_words_async(data, width))
     }
 
     /// Copy a slice through the device.
-    pub fn copy_words<T: Word>(&self, data: &[T], width: Width) -> Result<(Vec<T>, Run)> {
-        let src = self.upload("copy source", data)?;
-        let dst = self.alloc::<T>("copy destination", data.len())?;
-        let run = self.copy_on_device(&src, &dst, width)?;
-        Ok((self.read(&dst)?, run))
+    pub async fn copy_words_async<T: Word>(
+        &self,
+        data: &[T],
+        width: Width,
+    ) -> Result<(Vec<T>, Run)> {
+        let src = self.upload_async("copy source", data).await?;
+        let dst = self
+            .alloc_async::<T>("copy destination", data.len())
+            .await?;
+        let run = self.copy_on_device_async(&src, &dst, width).await?;
+        Ok((self.read_async(&dst).await?, run))
+    }
+
+    /// Blocking [`Gpu::sum_on_device_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn sum_on_device(&self, src: &DeviceBuffer<u32>, width: Width) -> Result<(u32, Run)> {
+        crate::gpu::block_on(self.sum_on_device_async(src, width))
     }
 
     /// Sum of u32 values (wrapping modulo 2³²) on the device.
-    pub fn sum_on_device(&self, src: &DeviceBuffer<u32>, width: Width) -> Result<(u32, Run)> {
-        let total = self.zeros::<u32>("sum total", 1)?;
-        let run = self.wide("sum", width, src, total.bind(), [5, 5], src.bytes() + 4)?;
-        Ok((self.read(&total)?[0], run))
+    pub async fn sum_on_device_async(
+        &self,
+        src: &DeviceBuffer<u32>,
+        width: Width,
+    ) -> Result<(u32, Run)> {
+        let total = self.zeros_async::<u32>("sum total", 1).await?;
+        let run = self
+            .wide("sum", width, src, total.bind(), [5, 5], src.bytes() + 4)
+            .await?;
+        Ok((self.read_async(&total).await?[0], run))
+    }
+
+    /// Blocking [`Gpu::sum_words_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn sum_words(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
+        crate::gpu::block_on(self.sum_words_async(data, width))
     }
 
     /// Sum a slice of u32 values (wrapping).
-    pub fn sum_words(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
-        let src = self.upload("sum input", data)?;
-        self.sum_on_device(&src, width)
+    pub async fn sum_words_async(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
+        let src = self.upload_async("sum input", data).await?;
+        self.sum_on_device_async(&src, width).await
     }
 }
 
 /// The wide-loads family.
-pub struct Wide;
+pub(crate) struct Wide;
 
 /// The family's registration (see [`super::FAMILIES`]).
-pub static FAMILY: Wide = Wide;
+pub(crate) static FAMILY: Wide = Wide;
 
 impl Family for Wide {
     fn name(&self) -> &'static str {

@@ -69,14 +69,18 @@ impl Gpu {
             entry: entry.to_string(),
             constants: sorted,
         };
-        if let Some(p) = self
+        let cached = self
             .pipelines
             .pipelines
             .lock()
             .expect("pipeline cache")
             .get(&key)
-        {
-            return Ok(p.clone());
+            .cloned();
+        if let Some(p) = cached {
+            if shader.watched {
+                crate::pipeline::watched_pipeline(&p);
+            }
+            return Ok(p);
         }
         let module = self.module(shader).await?;
         let consts: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
@@ -105,6 +109,9 @@ impl Gpu {
             .lock()
             .expect("pipeline cache")
             .insert(key, pipeline.clone());
+        if shader.watched {
+            crate::pipeline::watched_pipeline(&pipeline);
+        }
         Ok(pipeline)
     }
 
@@ -129,6 +136,26 @@ impl Gpu {
     ) -> F::Output {
         let _restore = crate::pipeline::substitute(module, shader);
         f.await
+    }
+
+    /// [`Gpu::with_substitute_async`] for a `shader` whose loops are bounded and flag their cap
+    /// ([`Shader::watched`], made by `tilekit::exercise::bound_loops`): the flag is bound to
+    /// every pipeline built from it, and read after `f`. Returns `f`'s output and whether a loop
+    /// reached its cap (a loop that would not end).
+    pub async fn with_watched_substitute_async<F: std::future::Future>(
+        &self,
+        module: &str,
+        shader: Shader,
+        f: F,
+    ) -> Result<(F::Output, bool)> {
+        let flag = self.zeros_async::<u32>("loop-cap flag", 4).await?;
+        let out = {
+            let _watch = crate::pipeline::watch(flag.raw().clone());
+            let _restore = crate::pipeline::substitute(module, shader);
+            f.await
+        };
+        let capped = self.read_async(&flag).await?[0] != 0;
+        Ok((out, capped))
     }
 
     /// [`Gpu::with_substitute_async`] around a blocking `f`.

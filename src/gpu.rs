@@ -539,6 +539,13 @@ impl Gpu {
         }
     }
 
+    /// Whether the device has been lost (destroyed, reset by the driver, or, in a browser,
+    /// stopped by its watchdog after a kernel that ran too long): every later call fails with
+    /// [`Error::DeviceLost`], and a new [`Gpu`] is needed.
+    pub fn is_lost(&self) -> bool {
+        self.check_lost().is_err()
+    }
+
     /// [`Error::DeviceLost`] if the device has been lost.
     pub(crate) fn check_lost(&self) -> Result<()> {
         match self.lost.lock().ok().and_then(|l| l.clone()) {

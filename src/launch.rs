@@ -112,6 +112,8 @@ impl Speed {
 pub(crate) struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
     bind_group: wgpu::BindGroup,
+    /// Group 1: the loop-cap flag of a learner's watched shader.
+    flag_group: Option<wgpu::BindGroup>,
     dispatch: Dispatch,
 }
 
@@ -155,9 +157,27 @@ impl Step {
                 b
             }
         };
+        // A learner's watched shader: its loop-cap flag as group 1.
+        let flag_group = match crate::pipeline::watch_flag(pipeline) {
+            Some(flag) => Some(
+                gpu.scoped("binding the loop-cap flag", || {
+                    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("loop-cap flag"),
+                        layout: &pipeline.get_bind_group_layout(1),
+                        entries: &[wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: flag.as_entire_binding(),
+                        }],
+                    })
+                })
+                .await?,
+            ),
+            None => None,
+        };
         Ok(Step {
             pipeline: pipeline.clone(),
             bind_group,
+            flag_group,
             dispatch,
         })
     }
@@ -403,6 +423,9 @@ impl Gpu {
                     for s in steps {
                         pass.set_pipeline(&s.pipeline);
                         pass.set_bind_group(0, &s.bind_group, &[]);
+                        if let Some(g) = &s.flag_group {
+                            pass.set_bind_group(1, g, &[]);
+                        }
                         pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
                     }
                 }

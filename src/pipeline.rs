@@ -18,6 +18,10 @@ pub struct Shader {
     /// Keep wgpu's runtime checks whatever the [`Gpu`] says (a learner's shader, whose indices
     /// nobody has proven: `tilekit exercise check`).
     pub checked: bool,
+    /// Its loops are bounded and flag the cap (`exercise::bound_loops`): every entry point binds
+    /// `@group(1) @binding(0)`, the flag that [`crate::Gpu::with_watched_substitute_async`]
+    /// binds and reads.
+    pub watched: bool,
 }
 
 impl Shader {
@@ -27,6 +31,7 @@ impl Shader {
             name: Cow::Borrowed(name),
             source: Cow::Borrowed(source),
             checked: false,
+            watched: false,
         }
     }
 
@@ -37,6 +42,7 @@ impl Shader {
             name: Cow::Owned(name.into()),
             source: Cow::Owned(parts.concat()),
             checked: false,
+            watched: false,
         }
     }
 
@@ -46,6 +52,7 @@ impl Shader {
             name: Cow::Owned(name.into()),
             source: Cow::Owned(source.into()),
             checked: false,
+            watched: false,
         }
     }
 }
@@ -89,6 +96,39 @@ thread_local! {
     /// Modules replaced by another shader on this thread (a learner's file, `tilekit exercise
     /// check`), by name: see [`crate::Gpu::with_substitute`].
     static SUBSTITUTES: std::cell::RefCell<HashMap<String, Shader>> = Default::default();
+    /// The loop-cap flag of the watched substitution in force, and the pipelines built from a
+    /// watched shader meanwhile (by address): each of their steps binds the flag as group 1.
+    static WATCH: std::cell::RefCell<(Option<wgpu::Buffer>, Vec<usize>)> = Default::default();
+}
+
+/// The flag buffer to bind as group 1 of `pipeline`, if it was built from a watched shader while
+/// the watch is on.
+pub(crate) fn watch_flag(pipeline: &Arc<wgpu::ComputePipeline>) -> Option<wgpu::Buffer> {
+    let at = Arc::as_ptr(pipeline) as usize;
+    WATCH.with(|w| {
+        let w = w.borrow();
+        w.1.contains(&at).then(|| w.0.clone()).flatten()
+    })
+}
+
+/// Note that `pipeline` comes from a watched shader.
+pub(crate) fn watched_pipeline(pipeline: &Arc<wgpu::ComputePipeline>) {
+    WATCH.with(|w| w.borrow_mut().1.push(Arc::as_ptr(pipeline) as usize));
+}
+
+/// Bind `flag` to the watched pipelines until the guard is dropped.
+pub(crate) fn watch(flag: wgpu::Buffer) -> WatchGuard {
+    WATCH.with(|w| *w.borrow_mut() = (Some(flag), Vec::new()));
+    WatchGuard
+}
+
+/// Ends a watch when dropped.
+pub(crate) struct WatchGuard;
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        let _ = WATCH.try_with(|w| *w.borrow_mut() = (None, Vec::new()));
+    }
 }
 
 impl PipelineCache {

@@ -6,7 +6,9 @@
 //! that exposed it and a hint naming the likely mistake; a file that does not compile gets naga's
 //! message with the line. The solutions are the project's own shaders.
 
+mod bound;
 mod uniformity;
+pub use bound::bound_loops;
 pub use uniformity::{barrier_count, divergent_barriers, Divergent};
 
 use crate::kernels::matmul::{self, Variant as Mm};
@@ -93,6 +95,11 @@ pub enum Verdict {
         /// The likely mistake.
         hint: String,
     },
+    /// A loop ran [`LOOP_CAP`] times in one invocation and was stopped (it would not have ended).
+    LoopStopped {
+        /// The shape it ran at.
+        shape: String,
+    },
     /// It compiled but could not run (a wrong entry point or binding, a GPU error).
     Failed(String),
 }
@@ -133,6 +140,10 @@ impl Verdict {
             } => format!(
                 "{}: wrong at {shape}: element {} is {}, expected {}\nhint: {hint}",
                 ex.name, mismatch.index, mismatch.got, mismatch.expected
+            ),
+            Verdict::LoopStopped { shape } => format!(
+                "{}: a loop did not end at {shape}: it ran {LOOP_CAP} times in one invocation and was stopped (every loop of a checked file is, so that a kernel that never ends cannot freeze your GPU)\nhint: check each loop's condition and step: a u32 is never below 0 (`s >= 0u` always holds), and a step that does not move toward the bound loops for ever",
+                ex.name
             ),
             Verdict::Failed(m) => format!("{}: could not run: {m}", ex.name),
         }
@@ -293,7 +304,6 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
 /// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
 /// `gpu` (see [`check`]).
 pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
-    use wgpu::naga;
     // naga's own message (with the file and line) before wgpu sees it.
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(m) => m,
@@ -328,20 +338,25 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     let cases = (ex.cases)();
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
-    let outcome = gpu
-        .with_substitute_async(ex.module, learner_shader(ex, source), async {
-            for (i, case) in cases.iter().enumerate() {
-                if let Some(m) = (case.run)(gpu).await? {
-                    first_wrong.get_or_insert((i, m));
-                } else {
-                    shapes.push(case.shape.clone());
+    // The learner's file with every loop bounded (bound.rs), watched: a loop stopped at its cap
+    // is reported whatever the answer (it would not have ended).
+    let shader = learner_shader(ex, source, LOOP_CAP);
+    for (i, case) in cases.iter().enumerate() {
+        let ran = gpu
+            .with_watched_substitute_async(ex.module, shader.clone(), (case.run)(gpu))
+            .await;
+        match ran {
+            Err(e) | Ok((Err(e), false)) => return Verdict::Failed(e.to_string()),
+            Ok((_, true)) => {
+                return Verdict::LoopStopped {
+                    shape: case.shape.clone(),
                 }
             }
-            Ok::<(), crate::Error>(())
-        })
-        .await;
-    if let Err(e) = outcome {
-        return Verdict::Failed(e.to_string());
+            Ok((Ok(Some(m)), false)) => {
+                first_wrong.get_or_insert((i, m));
+            }
+            Ok((Ok(None), false)) => shapes.push(case.shape.clone()),
+        }
     }
     if let Some((i, mismatch)) = first_wrong {
         let case = &cases[i];
@@ -360,11 +375,16 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         };
     }
     let yours = gpu
-        .with_substitute_async(ex.module, learner_shader(ex, source), timed(gpu, ex))
+        .with_watched_substitute_async(ex.module, shader, timed(gpu, ex))
         .await;
     let yours = match yours {
-        Ok(t) => t,
-        Err(e) => return Verdict::Failed(e.to_string()),
+        Ok((Ok(t), false)) => t,
+        Ok((_, true)) => {
+            return Verdict::LoopStopped {
+                shape: "the speed test's size".into(),
+            }
+        }
+        Ok((Err(e), _)) | Err(e) => return Verdict::Failed(e.to_string()),
     };
     match timed(gpu, ex).await {
         Ok(tilekits) => Verdict::Passed {
@@ -376,20 +396,27 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     }
 }
 
-/// The learner's source as a module of its own: a fresh name per check (the pipeline cache must
-/// not hand back another file's kernels), wgpu's runtime checks kept (a learner's indices are
-/// unproven).
-fn learner_shader(ex: &Exercise, source: &str) -> Shader {
+/// The steps any one loop of a checked file may take each time it starts (bound.rs): far more
+/// than the lessons' kernels take (a few thousand at most), few enough that a loop that never
+/// ends stops in seconds on a CPU adapter, and below the 65,535 at which Mesa's llvmpipe and
+/// lavapipe stop every loop themselves (so that the cap, not the driver's, is what a loop meets).
+pub const LOOP_CAP: u32 = 1 << 15;
+
+/// The learner's source as a module of its own, every loop bounded at `cap` steps: a fresh name
+/// per check (the pipeline cache must not hand back another file's kernels), wgpu's runtime
+/// checks kept (a learner's indices are unproven).
+fn learner_shader(ex: &Exercise, source: &str, cap: u32) -> Shader {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     Shader {
         checked: true,
+        watched: true,
         ..Shader::owned(
             format!(
                 "exercise {} #{}",
                 ex.name,
                 NEXT.fetch_add(1, Ordering::Relaxed)
             ),
-            source.to_string(),
+            bound_loops(source, cap),
         )
     }
 }

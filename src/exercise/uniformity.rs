@@ -15,7 +15,6 @@
 //! `workgroupUniformLoad`, or a call of a function that has one) there is reported with its line.
 
 use naga::{Block, Expression, Function, Handle, Module, Statement};
-use wgpu::naga;
 
 /// A barrier the analysis found in non-uniform control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]

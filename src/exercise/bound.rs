@@ -1,0 +1,214 @@
+//! Every loop of a learner's shader bounded: a kernel that never ends must not freeze the page
+//! (in a browser nothing can interrupt the GPU, and a CPU adapter such as SwiftShader has no
+//! watchdog) nor hold a native check until the GPU timeout. Each loop gets its own step counter,
+//! declared just before it, and its body starts with `tilekit_steps_N += 1u; if
+//! (tilekit_steps_N > TILEKIT_LOOP_CAP) { atomicStore(&tilekit_loop_capped, 1u); break; }`: the
+//! flag, `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline
+//! binds it) and [`crate::Gpu::with_watched_substitute_async`] binds and reads, says that a loop
+//! was stopped, whatever the kernel's answer.
+//!
+//! The counter is a function-scope variable set to 0 where the loop starts and changed by a
+//! constant in every iteration, so it is as uniform as its loop: a loop that holds a barrier
+//! (uniform, or the checker has refused it already) still leaves uniformly, and WebGPU's
+//! compiler accepts the barrier (one counter for a whole function would not do: a loop over an
+//! invocation's own elements, `for (var e = me; ...)`, would make it non-uniform for the loops
+//! after it). The cap is per loop, so nested endless loops multiply it; a single one, the usual
+//! mistake (`s >= 0u` on a u32), stops at the cap. The text is rewritten, not naga's IR, so that
+//! the browser compiles the learner's own code.
+
+/// What the counters, the cap and the flag are called in the rewritten source.
+const COUNTER: &str = "tilekit_steps";
+const CAP: &str = "TILEKIT_LOOP_CAP";
+const FLAG: &str = "tilekit_loop_capped";
+
+/// `source` with every loop counting its steps against `cap` (each loop each time it starts).
+/// The caller validates the result.
+pub fn bound_loops(source: &str, cap: u32) -> String {
+    let code = mask(source);
+    let b = code.as_bytes();
+    // (byte offset, text to insert there)
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(kw) = keyword_at(b, i) {
+            if let Some(body) = open_brace(b, i + kw.len()) {
+                let n = inserts.len() / 2;
+                inserts.push((i, format!("var {COUNTER}_{n} = 0u; ")));
+                inserts.push((
+                    body + 1,
+                    format!(
+                        " {COUNTER}_{n} += 1u; if ({COUNTER}_{n} > {CAP}) {{ atomicStore(&{FLAG}, 1u); break; }}"
+                    ),
+                ));
+            }
+            i += kw.len();
+        } else {
+            i += 1;
+        }
+    }
+    // Every compute entry point touches the flag, so that its pipeline's layout has group 1.
+    let mut i = 0;
+    while let Some(at) = code[i..].find("@compute").map(|a| a + i) {
+        let fn_at = code[at..].find("fn ").map(|f| f + at);
+        if let Some(body) = fn_at.and_then(|f| open_brace(b, f)) {
+            inserts.push((body + 1, format!(" _ = atomicLoad(&{FLAG});")));
+        }
+        i = at + 8;
+    }
+    // The cap goes after the directives (`enable f16;` must come first).
+    let mut at = 0;
+    for line in source.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("enable ") || t.starts_with("requires ") || t.starts_with("diagnostic") {
+            at += line.len();
+            continue;
+        }
+        if t.is_empty() || t.starts_with("//") {
+            at += line.len();
+            continue;
+        }
+        break;
+    }
+    inserts.push((
+        at,
+        format!(
+            "const {CAP}: u32 = {cap}u;\n@group(1) @binding(0) var<storage, read_write> {FLAG}: atomic<u32>;\n"
+        ),
+    ));
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut out = String::with_capacity(source.len() + 64 * inserts.len());
+    let mut last = 0;
+    for (at, text) in inserts {
+        out.push_str(&source[last..at]);
+        out.push_str(&text);
+        last = at;
+    }
+    out.push_str(&source[last..]);
+    out
+}
+
+/// The source with comments blanked (same length, newlines kept), so that a keyword in a comment
+/// is not taken for code.
+fn mask(source: &str) -> String {
+    let b = source.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            // Block comments nest in WGSL.
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if b[i] != b'\n' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    // Only ASCII bytes were replaced with ASCII spaces inside comments; multi-byte characters in
+    // comments became spaces byte by byte, so the result is valid UTF-8 of the same length.
+    String::from_utf8(out).unwrap_or_else(|_| source.to_string())
+}
+
+fn ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The keyword `for`, `while` or `loop` starting at `i` as a whole word.
+fn keyword_at(b: &[u8], i: usize) -> Option<&'static str> {
+    if i > 0 && ident(b[i - 1]) {
+        return None;
+    }
+    ["for", "while", "loop"].into_iter().find(|kw| {
+        b[i..].starts_with(kw.as_bytes()) && !b.get(i + kw.len()).copied().is_some_and(ident)
+    })
+}
+
+/// The first `{` from `from` outside parentheses and brackets.
+fn open_brace(b: &[u8], from: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (j, &c) in b.iter().enumerate().skip(from) {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'{' if depth <= 0 => return Some(j),
+            b';' if depth <= 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bound_loops;
+
+    fn valid(src: &str) {
+        let m = naga::front::wgsl::parse_str(src)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&m)
+        .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+    }
+
+    #[test]
+    fn every_loop_counts_and_the_result_is_valid_wgsl() {
+        let src = "enable f16;\n// for a while: loop {\nvar<workgroup> t: array<f32, 64>;\n@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {\n    var acc = 0.0;\n    for (var k = 0u; k < 8u; k++) { acc += 1.0; }\n    var j = 0u;\n    while j < 4u { j += 1u; }\n    loop { if (j > 9u) { break; } j += 1u; continuing { j += 0u; } }\n    t[i] = acc;\n    workgroupBarrier();\n}\nfn no_loops(x: f32) -> f32 { return x * 2.0; }\n";
+        let out = bound_loops(src, 1000);
+        valid(&out);
+        assert_eq!(out.matches("tilekit_steps_").count(), 9, "{out}");
+        assert_eq!(out.matches("var tilekit_steps_").count(), 3, "{out}");
+        // The cap and the flag come after the directive and the leading comment.
+        assert!(
+            out.starts_with(
+                "enable f16;\n// for a while: loop {\nconst TILEKIT_LOOP_CAP: u32 = 1000u;\n@group(1)"
+            ),
+            "{out}"
+        );
+        // The comment's words are not loops, and a function without a loop is left alone.
+        assert!(out.contains("// for a while: loop {"));
+        assert!(out.contains("fn no_loops(x: f32) -> f32 { return x * 2.0; }"));
+        // Every entry point touches the flag.
+        assert_eq!(
+            out.matches("_ = atomicLoad(&tilekit_loop_capped);").count(),
+            1,
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn every_project_shader_stays_valid_and_uniform_when_bounded() {
+        for m in crate::kernels::modules() {
+            let src = bound_loops(&m.shader.source, 1 << 20);
+            valid(&src);
+            let module = naga::front::wgsl::parse_str(&src).unwrap();
+            let found = super::super::divergent_barriers(&module, &src);
+            assert!(found.is_empty(), "{}: {found:?}", m.shader.name);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! tilekit in a web page: the tour's lessons and the exercises' checker, run on the visitor's
+//! GPU through the browser's WebGPU. Everything here calls the library's public API and its async
+//! forms (a browser cannot block); the page (`web/static/app.js`) calls these through
+//! wasm-bindgen. Lessons render with the same function as `tilekit tour --html`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use tilekit::exercise;
+use tilekit::tour::{self, Size};
+use tilekit::Gpu;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// The page's GPU, opened on first use and again after the device is lost.
+    static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+}
+
+fn err(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// The page's GPU: the one open, or a new one when there is none or it was lost (a learner's
+/// runaway kernel, the driver's watchdog, a device reset).
+async fn gpu() -> Result<Rc<Gpu>, JsValue> {
+    if let Some(g) = GPU.with(|g| g.borrow().clone()) {
+        if !g.is_lost() {
+            return Ok(g);
+        }
+    }
+    let g = Rc::new(
+        Gpu::with_options_async(tilekit::GpuOptions {
+            // Every result here is checked against the CPU: poison outputs first.
+            poison_outputs: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(err)?,
+    );
+    GPU.with(|slot| *slot.borrow_mut() = Some(g.clone()));
+    Ok(g)
+}
+
+/// Open the GPU and describe it: the adapter, its limits, features and profile, as JSON.
+#[wasm_bindgen]
+pub async fn adapter() -> Result<String, JsValue> {
+    let g = gpu().await?;
+    Ok(serde_json::json!({
+        "summary": g.summary,
+        "profile": g.profile.name,
+        "clock": g.clock().to_string(),
+        "cpu": g.is_cpu(),
+    })
+    .to_string())
+}
+
+/// Every lesson of the tour: `[{number, label}]` as JSON.
+#[wasm_bindgen]
+pub fn lessons() -> String {
+    let all: Vec<_> = tour::lessons()
+        .iter()
+        .map(|l| serde_json::json!({"number": l.number, "label": l.label()}))
+        .collect();
+    serde_json::Value::Array(all).to_string()
+}
+
+/// Run lesson `number` (small inputs when `quick`) and answer `{label, verified, key, html,
+/// error}` as JSON; `html` is its section of the tour's report, the same as `tilekit tour
+/// --html` writes.
+#[wasm_bindgen]
+pub async fn run_lesson(number: u32, quick: bool) -> Result<String, JsValue> {
+    let lesson = tour::lesson(number).ok_or_else(|| err(format!("no lesson {number}")))?;
+    let g = gpu().await?;
+    let size = if quick { Size::Quick } else { Size::Full };
+    let result = (lesson.run)(&g, size).await;
+    let label = lesson.label();
+    let html = tilekit::report::lesson_html(&label, &result);
+    let (verified, key, error) = match &result {
+        Ok(r) => (r.verified, r.key.clone(), None),
+        Err(e) => (false, String::new(), Some(e.to_string())),
+    };
+    Ok(serde_json::json!({
+        "label": label,
+        "verified": verified,
+        "key": key,
+        "html": html,
+        "error": error,
+        "lost": g.is_lost(),
+    })
+    .to_string())
+}
+
+/// The report's style sheet, for the lessons' sections.
+#[wasm_bindgen]
+pub fn report_style() -> String {
+    tilekit::report::style().to_string()
+}
+
+/// Every exercise: `[{name, task, starter}]` as JSON.
+#[wasm_bindgen]
+pub fn exercises() -> String {
+    let all: Vec<_> = exercise::exercises()
+        .iter()
+        .map(|e| serde_json::json!({"name": e.name, "task": e.task, "starter": e.starter_source}))
+        .collect();
+    serde_json::Value::Array(all).to_string()
+}
+
+/// The project's own shader that solves exercise `name` (what "show the solution" shows).
+#[wasm_bindgen]
+pub fn solution(name: &str) -> Result<String, JsValue> {
+    Ok(exercise::exercise(name)
+        .map_err(err)?
+        .solution_source
+        .to_string())
+}
+
+/// Check the learner's `source` for exercise `name` with the same checker as `tilekit exercise
+/// check`: `{passed, verdict, text, lost}` as JSON. When the learner's kernel lost the device (an
+/// endless loop the browser stopped), the answer says so and the next call opens a new one.
+#[wasm_bindgen]
+pub async fn check(name: &str, source: &str) -> Result<String, JsValue> {
+    let ex = exercise::exercise(name).map_err(err)?;
+    let g = gpu().await?;
+    let verdict = exercise::check_async(&g, &ex, source, &format!("{name}.wgsl")).await;
+    let lost = g.is_lost();
+    let kind = match &verdict {
+        exercise::Verdict::Passed { .. } => "passed",
+        exercise::Verdict::DoesNotCompile(_) => "does-not-compile",
+        exercise::Verdict::Wrong { .. } => "wrong",
+        exercise::Verdict::LoopStopped { .. } => "loop-stopped",
+        exercise::Verdict::Failed(_) => "failed",
+    };
+    let mut text = verdict.render(&ex);
+    if lost {
+        text += "\nThe GPU device was lost while your kernel ran (the browser stops a kernel that runs too long, an endless loop for instance): a new device is opened for the next check.";
+    }
+    Ok(serde_json::json!({
+        "passed": verdict.passed(),
+        "verdict": kind,
+        "text": text,
+        "lost": lost,
+    })
+    .to_string())
+}
+
+/// The panic hook: a panic's message to the browser's console (and so to the test's log)
+/// instead of "unreachable executed".
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        web_log(&format!("tilekit panicked: {info}"));
+    }));
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn web_log(s: &str);
+}

@@ -1,0 +1,126 @@
+// The page as a learner meets it, in headless Chromium with WebGPU on SwiftShader: it loads with
+// an adapter, every lesson runs (small sizes) and says "verified", an exercise's starter fails
+// with its hint and its solution passes, a kernel that never ends is reported and the next check
+// passes, the console has no error and nothing is thrown, and a screenshot is not blank.
+// Usage: node check.mjs URL CHROMIUM SHOT_DIR. Exit code 0 when everything held.
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+const require = createRequire(import.meta.url);
+const { chromium } = require('playwright-core');
+
+const [url, executablePath, shotDir] = process.argv.slice(2);
+const failures = [];
+const fail = (what) => { failures.push(what); console.log('FAIL ' + what); };
+const ok = (what) => console.log('ok   ' + what);
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: [
+    '--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--no-first-run', '--disable-quic',
+  ],
+});
+const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+const consoleErrors = [];
+page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+page.on('pageerror', (e) => consoleErrors.push('uncaught: ' + e.message));
+
+const t0 = Date.now();
+await page.goto(url);
+await page.waitForFunction(() => window.tilekit && (window.tilekit.ready || window.tilekit.error), null, { timeout: 180000 });
+const start = await page.evaluate(() => ({ ready: window.tilekit.ready, error: window.tilekit.error, adapter: window.tilekit.adapter }));
+if (!start.ready) {
+  fail(`the page did not open a GPU: ${start.error}`);
+} else {
+  ok(`adapter: ${JSON.stringify(start.adapter.info)} (${start.adapter.summary.backend}), ${start.adapter.summary.limits.max_compute_workgroup_storage_size} B workgroup storage, ${((Date.now() - t0) / 1000).toFixed(1)} s to load`);
+}
+
+if (start.ready) {
+  // The tour, small sizes.
+  await page.evaluate(() => { document.getElementById('quick').checked = true; });
+  const t1 = Date.now();
+  await page.click('#run-all');
+  await page.waitForFunction(() => window.tilekit.tourDone, null, { timeout: 900000 });
+  const results = await page.evaluate(() => window.tilekit.results);
+  const lessons = Object.values(results);
+  if (lessons.length < 11) fail(`only ${lessons.length} lessons ran`);
+  for (const r of lessons) {
+    // A lesson the adapter cannot run in full (f16 without shader-f16) still verifies what it
+    // runs and says why it skipped the rest.
+    if (r.verified && !r.error) ok(`${r.label}: verified, ${r.key} (${r.seconds.toFixed(1)} s)`);
+    else fail(`${r.label}: ${r.error || 'not verified'}`);
+    if (!r.html.includes('<section class="lesson"')) fail(`${r.label}: no lesson section`);
+  }
+  const charts = await page.evaluate(() => document.querySelectorAll('#lessons svg.chart').length);
+  if (charts < 10) fail(`only ${charts} charts drawn`); else ok(`${charts} charts drawn, ${((Date.now() - t1) / 1000).toFixed(0)} s for the tour`);
+
+  // The exercises.
+  await page.click('button[data-tab=exercises]');
+  const check = async (name, source) => {
+    if ((await page.inputValue('#ex-name')) !== name) await page.selectOption('#ex-name', name);
+    if (source !== undefined) await page.fill('#ex-source', source);
+    await page.evaluate(() => { window.tilekit.check = null; });
+    await page.click('#check');
+    await page.waitForFunction(() => window.tilekit.check !== null, null, { timeout: 600000 });
+    return page.evaluate(() => window.tilekit.check);
+  };
+  await page.selectOption('#ex-name', 'tiled-matmul');
+  await page.click('#starter');
+  let r = await check('tiled-matmul');
+  if (r.verdict === 'wrong' && r.text.includes('hint:')) ok('tiled-matmul starter: ' + r.text.split('\n')[0]);
+  else fail('tiled-matmul starter did not fail with a hint: ' + r.text);
+  await page.click('#show-solution');
+  r = await check('tiled-matmul');
+  if (r.passed) ok('tiled-matmul solution: ' + r.text.replace(/\n/g, ' | '));
+  else fail('tiled-matmul solution did not pass: ' + r.text);
+  // A file that does not compile: the compiler's message with its line.
+  const good = await page.inputValue('#ex-source');
+  r = await check('tiled-matmul', good.replace('var acc = 0.0;\n    let phases', 'var acc = 0.0\n    let phases'));
+  if (r.verdict === 'does-not-compile' && /tiled-matmul\.wgsl:\d+:/.test(r.text)) ok('a missing semicolon: ' + r.text.split('\n')[0]);
+  else fail('a file that does not compile was not reported with its line: ' + r.text);
+  // A kernel that does not end in any reasonable time (four billion steps per invocation, each
+  // with an effect): reported, then the next check runs on a new device and passes.
+  const endless = good.replace('    // Fig 4.20: store only inside C.', '    for (var s = 0u; s < 4294967295u; s++) { acc += 1e-30; }\n    // Fig 4.20: store only inside C.');
+  if (endless === good) fail('the endless-loop edit found nothing to change');
+  const tEndless = Date.now();
+  r = await check('tiled-matmul', endless);
+  if (r.verdict === 'loop-stopped') ok(`an endless loop is reported after ${((Date.now() - tEndless) / 1000).toFixed(0)} s: ${r.text.split('\n')[0]}`);
+  else fail('an endless loop was not reported as one: ' + r.text);
+  r = await check('tiled-matmul', good);
+  if (r.passed) ok('the next check passes: ' + r.text.split('\n')[0]);
+  else fail('after the endless loop the solution did not pass: ' + r.text);
+}
+
+// No console error, nothing thrown.
+const real = consoleErrors.filter((e) => !/favicon/.test(e));
+if (real.length) fail('console errors: ' + real.join(' | ')); else ok('no console error');
+
+// A screenshot that is not blank: decoded in the page, its colours counted.
+await page.click('button[data-tab=tour]');
+const png = await page.screenshot({ fullPage: false });
+writeFileSync(`${shotDir}/page.png`, png);
+const colours = await page.evaluate(async (b64) => {
+  const img = new Image();
+  img.src = 'data:image/png;base64,' + b64;
+  await img.decode();
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const ctx = c.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  const d = ctx.getImageData(0, 0, c.width, c.height).data;
+  const seen = new Set();
+  let ink = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    if (d[i] + d[i + 1] + d[i + 2] < 600) ink++;
+  }
+  return { colours: seen.size, ink: ink / (d.length / 4) };
+}, png.toString('base64'));
+if (colours.colours > 20 && colours.ink > 0.01) ok(`screenshot: ${colours.colours} colours, ${(100 * colours.ink).toFixed(1)}% inked (${shotDir}/page.png)`);
+else fail(`blank screenshot: ${JSON.stringify(colours)}`);
+
+await browser.close();
+console.log(failures.length ? `${failures.length} failed` : 'web page: every check held');
+process.exit(failures.length ? 1 : 0);

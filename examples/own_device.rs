@@ -6,15 +6,8 @@
 
 use std::sync::Arc;
 
-const SCALE: &str = r#"
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@compute @workgroup_size(256)
-fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < arrayLength(&x)) {
-        x[id.x] = 2.0 * x[id.x] + 1.0;
-    }
-}
-"#;
+/// Your own kernel, in its own file as any WGSL should be.
+const SCALE: &str = include_str!("own_device.wgsl");
 
 fn main() -> tilekit::Result<()> {
     // 1. Your own adapter and device, opened as your application already does. tilekit plans

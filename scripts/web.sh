@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 . scripts/vulkan.sh
 mode=${1:-serve}
 target_dir=${CARGO_TARGET_DIR:-$PWD/target}
-tools="$target_dir/web-tools"
+# The page's tools (wasm-bindgen-cli, playwright-core) outlive a clone: a user cache, not target/.
+tools=${TILEKIT_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/tilekit}/web-tools
 out=web/dist
 triple=wasm32-unknown-unknown
 
@@ -20,9 +21,15 @@ triple=wasm32-unknown-unknown
 bindgen_version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' web/Cargo.toml)
 
 build_args=(build --release --manifest-path web/Cargo.toml --target "$triple")
-if command -v rustup >/dev/null && rustup target add "$triple" >/dev/null 2>&1; then
+# TILEKIT_WEB_TOOLCHAIN=debian takes Debian's path even where rustup has the target (CI times
+# the slower path that way); =rustup insists on rustup's.
+toolchain=${TILEKIT_WEB_TOOLCHAIN:-auto}
+if [ "$toolchain" != debian ] && command -v rustup >/dev/null && rustup target add "$triple" >/dev/null 2>&1; then
   echo "wasm32 toolchain: rustup's $triple target" >&2
   cargo_cmd=(cargo)
+elif [ "$toolchain" = rustup ]; then
+  echo "error: TILEKIT_WEB_TOOLCHAIN=rustup but rustup cannot add the $triple target" >&2
+  exit 1
 else
   # rustup cannot fetch the target here (no network to its servers): Debian's wasm toolchain,
   # with the standard library built from source.
@@ -65,7 +72,7 @@ case "$mode" in
     serve >/dev/null 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
-    bash web/test/run.sh "http://127.0.0.1:$port/"
+    TILEKIT_WEB_TOOLS=$tools bash web/test/run.sh "http://127.0.0.1:$port/"
     ;;
   *)
     echo "serving the page at http://127.0.0.1:$port/ (Ctrl-C stops; a browser with WebGPU: Chrome or Edge 113+, Safari 26, Firefox 141+ on Windows)" >&2

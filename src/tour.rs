@@ -15,9 +15,15 @@ pub async fn device_query(gpu: &Gpu, _size: Size) -> Result<Report> {
     );
     let s = &gpu.summary;
     let l = gpu.limits();
+    // A browser's WebGPU names no driver.
+    let driver = format!("{} {}", s.driver, s.driver_info);
+    let driver = match driver.trim() {
+        "" => String::new(),
+        d => format!(", driver {d}"),
+    };
     r.line(format!(
-        "adapter {} ({}, {}, driver {} {})",
-        s.name, s.backend, s.device_type, s.driver, s.driver_info
+        "adapter {} ({}, {}{driver})",
+        s.name, s.backend, s.device_type
     ));
     r.line(format!(
         "max_compute_workgroup_storage_size {} B | max_compute_invocations_per_workgroup {} | max_compute_workgroup_size {:?}",

@@ -111,6 +111,15 @@ pub mod fuzzing {
         }
     }
 
+    /// [`cli_args`] on a fuzzer's bytes: the arguments are the text split at NUL bytes.
+    pub fn cli_bytes(data: &[u8]) {
+        let text = String::from_utf8_lossy(data);
+        let args: Vec<String> = std::iter::once("tilekit".to_string())
+            .chain(text.split('\0').map(str::to_string))
+            .collect();
+        cli_args(&args);
+    }
+
     /// The argument handling on an argument list: clap's parse, then the checks that run before
     /// any GPU is opened (sizes, names, presets, the planner). Panics if any of them does.
     pub fn cli_args(args: &[String]) {

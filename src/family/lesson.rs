@@ -55,6 +55,9 @@ pub struct Report {
     pub charts: Vec<Chart>,
     /// The shader lines that carry the lesson (file, first line, text).
     pub excerpt: Option<(String, usize, String)>,
+    /// What timed it, for a lesson that measures speed: `GPU timestamps` where the adapter has
+    /// timestamp queries, else `wall clock` (submit to readback, so it includes the overhead).
+    pub clock: Option<crate::Clock>,
 }
 
 impl Report {
@@ -68,6 +71,15 @@ impl Report {
             key: String::new(),
             charts: vec![],
             excerpt: None,
+            clock: None,
+        }
+    }
+
+    /// An empty report for a lesson that measures speed on `gpu`: it says which clock timed it.
+    pub fn timed(title: &str, explanation: &str, gpu: &Gpu) -> Report {
+        Report {
+            clock: Some(gpu.clock()),
+            ..Report::new(title, explanation)
         }
     }
 
@@ -97,6 +109,9 @@ impl Report {
     /// The report as text.
     pub fn render(&self) -> String {
         let mut s = format!("== {} ==\n{}\n", self.title, self.explanation);
+        if let Some(c) = &self.clock {
+            let _ = writeln!(s, "  timed by: {c}");
+        }
         for l in &self.lines {
             let _ = writeln!(s, "  {l}");
         }

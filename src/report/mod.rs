@@ -187,8 +187,13 @@ pub fn lesson_html(name: &str, result: &crate::Result<crate::family::lesson::Rep
                     escape(text)
                 );
             }
+            let clock = rep
+                .clock
+                .as_ref()
+                .map(|c| format!(" · timed by {c}"))
+                .unwrap_or_default();
             b += &format!(
-                "<pre>{}</pre><p>{} · <span class=\"key\">{}</span></p>",
+                "<pre>{}</pre><p>{} · <span class=\"key\">{}</span>{clock}</p>",
                 escape(&rep.lines.join("\n")),
                 verified(rep.verified),
                 escape(&rep.key)

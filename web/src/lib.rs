@@ -13,6 +13,9 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     /// The page's GPU, opened on first use and again after the device is lost.
     static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+    /// The adapter's name as the browser gives it (`GPUAdapterInfo`'s vendor and architecture:
+    /// wgpu's summary carries only its description, which browsers leave empty).
+    static NAME: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {
@@ -27,22 +30,26 @@ async fn gpu() -> Result<Rc<Gpu>, JsValue> {
             return Ok(g);
         }
     }
-    let g = Rc::new(
-        Gpu::with_options_async(tilekit::GpuOptions {
-            // Every result here is checked against the CPU: poison outputs first.
-            poison_outputs: true,
-            ..Default::default()
-        })
-        .await
-        .map_err(err)?,
-    );
+    let mut g = Gpu::with_options_async(tilekit::GpuOptions {
+        // Every result here is checked against the CPU: poison outputs first.
+        poison_outputs: true,
+        ..Default::default()
+    })
+    .await
+    .map_err(err)?;
+    if g.summary.name.is_empty() {
+        g.summary.name = NAME.with(|n| n.borrow().clone());
+    }
+    let g = Rc::new(g);
     GPU.with(|slot| *slot.borrow_mut() = Some(g.clone()));
     Ok(g)
 }
 
-/// Open the GPU and describe it: the adapter, its limits, features and profile, as JSON.
+/// Open the GPU and describe it: the adapter, its limits, features and profile, as JSON. `name`
+/// is what the browser calls the adapter (the lessons print it).
 #[wasm_bindgen]
-pub async fn adapter() -> Result<String, JsValue> {
+pub async fn adapter(name: String) -> Result<String, JsValue> {
+    NAME.with(|n| *n.borrow_mut() = name);
     let g = gpu().await?;
     Ok(serde_json::json!({
         "summary": g.summary,

@@ -164,12 +164,13 @@ async function main() {
     return;
   }
   try {
-    const a = JSON.parse(await tk.adapter());
+    const named = [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
+    const a = JSON.parse(await tk.adapter(named));
     a.info = { vendor: info.vendor, architecture: info.architecture, description: info.description };
     state.adapter = a;
     const s = a.summary;
     const l = s.limits;
-    const name = s.name || [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter';
+    const name = s.name || named;
     $('adapter').textContent =
       `${name} (WebGPU) · ` +
       `${l.max_compute_workgroup_storage_size} bytes of workgroup storage, ` +

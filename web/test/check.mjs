@@ -52,6 +52,18 @@ if (start.ready) {
     if (r.verified && !r.error) ok(`${r.label}: verified, ${r.key} (${r.seconds.toFixed(1)} s)`);
     else fail(`${r.label}: ${r.error || 'not verified'}`);
     if (!r.html.includes('<section class="lesson"')) fail(`${r.label}: no lesson section`);
+    // The lessons that measure speed say which clock timed them (SwiftShader has timestamps).
+    if (/^(02|04|05|06|07|08|09|11)/.test(r.label) && !/timed by (GPU timestamps|wall clock)/.test(r.html)) {
+      fail(`${r.label}: does not say which clock timed it`);
+    }
+  }
+  // Lesson 03 pictures residency for the book's device D and for this browser's adapter, named.
+  const l03 = lessons.find((r) => r.label.startsWith('03'));
+  const name = start.adapter.info.vendor;
+  if (l03 && l03.html.includes('book device D') && name && l03.html.includes(name) && (l03.html.match(/<svg class="chart/g) || []).length >= 2) {
+    ok(`03 pictures residency for device D and for ${name}'s adapter`);
+  } else {
+    fail(`03 lacks a residency picture for device D or for this adapter (${name})`);
   }
   const charts = await page.evaluate(() => document.querySelectorAll('#lessons svg.chart').length);
   if (charts < 10) fail(`only ${charts} charts drawn`); else ok(`${charts} charts drawn, ${((Date.now() - t1) / 1000).toFixed(0)} s for the tour`);

@@ -15,7 +15,7 @@ if ! command -v node >/dev/null 2>&1; then
   echo "no node found: installing nodejs and npm" >&2
   apt_install nodejs npm
 fi
-modules="${CARGO_TARGET_DIR:-$PWD/target}/web-tools/node"
+modules="${TILEKIT_WEB_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/tilekit/web-tools}/node"
 if [ ! -d "$modules/node_modules/playwright-core" ]; then
   echo "installing playwright-core into $modules" >&2
   mkdir -p "$modules"

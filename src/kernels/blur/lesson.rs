@@ -14,9 +14,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 09: blur and its compute-to-global-memory-access ratio.
 pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "09 blur and the compute-to-global-memory-access ratio (PMPP fig 4.1)",
         "The naive blur does one add per global load (ratio 1.0): bandwidth-bound. Staging the tile and its halo in workgroup memory raises the ratio toward (2r+1)².",
+        gpu,
     );
     r.quote(
         "shaders/blur.wgsl",

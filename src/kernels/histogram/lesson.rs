@@ -14,9 +14,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 07: workgroup atomics against global atomics.
 pub async fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "07 workgroup atomics (histogram)",
         "Counting in workgroup memory turns n contended global atomics into 256 per workgroup.",
+        gpu,
     );
     r.quote(
         "shaders/histogram.wgsl",

@@ -31,9 +31,10 @@ pub const LESSONS: [Lesson; 3] = [
 
 /// 02: naive against tiled (and register-blocked) matrix multiply.
 pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "02 naive vs tiled matmul (PMPP 4.2-4.6)",
         "The naive kernel reads a row of A and a column of B from global memory for every element of C: one multiply-add per two loads. Tiling stages TILE×TILE tiles in workgroup memory so each loaded value serves TILE multiply-adds; register blocking makes each value read from workgroup memory serve several more from registers.",
+        gpu,
     );
     r.quote(
         "shaders/matmul.wgsl",
@@ -102,7 +103,7 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         }
     }
     r.charts = vec![ratio, speed];
-    r.line(format!("{n}³, {}{}", gpu.clock(), cpu_note(gpu)));
+    r.line(format!("{n}³{}", cpu_note(gpu)));
     Ok(r)
 }
 
@@ -216,9 +217,10 @@ pub async fn tile_from_limits(gpu: &Gpu, _size: Size) -> Result<Report> {
 /// units against f16 cooperative matrices, with the error bound f16 inputs allow.
 pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     use half::f16;
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "11 tensor cores: f16 and cooperative matrices",
         "Matrix units multiply whole 16×16 fragments per instruction. The tiling is lesson 02's: a workgroup stages slices of A and B in workgroup memory, but each subgroup now holds 16×16 f32 accumulator fragments instead of an 8×8 register tile per invocation, and one cooperative multiply-add does 4,096 multiply-adds. f16 operands halve the bytes loaded; accumulating in f32 keeps the error near the f32 bound plus the rounding of the inputs (2⁻¹¹ each) and of C.",
+        gpu,
     );
     r.quote(
         "shaders/matmul_coop.wgsl",
@@ -308,7 +310,7 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         "error bound: f32 accumulation 1e-5·√K·Σ|a·b| plus C rounded to f16, 2⁻¹¹·Σ|a·b|; f32 data computed in f16 (--compute f16) adds 2⁻⁹·Σ|a·b| for the rounding of A and B (at K = {n}: {:.1e} of Σ|a·b| in all)",
         f32_bound(n, 1.0) + 2f64.powi(-11) + 2f64.powi(-9)
     ));
-    r.line(format!("{n}³, {}{}", gpu.clock(), cpu_note(gpu)));
+    r.line(format!("{n}³{}", cpu_note(gpu)));
     r.key = match best {
         Some((v, vs)) => format!("f16 {} {vs}", v.name()),
         None => "no f16 on this adapter".into(),

@@ -16,9 +16,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 05: the reduction progression with the copy ceiling beside it.
 pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "05 reduction (reduceGmem → reduceSmem → unroll4 → dynamic → grid-stride → subgroup)",
         "A tree in global memory pays a global read and write per step; a workgroup-memory tree reads each input once; unrolling adds four loads per invocation before the tree, so fewer workgroups do more each; subgroup operations replace the last steps (WGSL has no warp lock-step, so the lesson's volatile trick is not allowed).",
+        gpu,
     );
     r.quote(
         "shaders/reduce.wgsl",

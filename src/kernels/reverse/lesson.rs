@@ -13,9 +13,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 04: reverse, static and dynamic, then a large n.
 pub async fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "04 reverse through workgroup memory (Harris)",
         "staticReverse uses a fixed 64-element array; dynamicReverse sizes it at launch (here: an override constant); a barrier separates the writes from the reads.",
+        gpu,
     );
     r.quote(
         "shaders/reverse.wgsl",

@@ -14,9 +14,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 06: bank conflicts in a transposed tile.
 pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "06 bank conflicts (transpose, CUDA Handbook 8.1)",
         "Reading a 32×32 tile down a column hits one bank 32 times; padding each row to 33 words puts the column in 32 different banks.",
+        gpu,
     );
     r.quote(
         "shaders/transpose.wgsl",

@@ -14,9 +14,10 @@ pub const LESSON: Lesson = Lesson {
 
 /// 08: wide loads.
 pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
-    let mut r = Report::new(
+    let mut r = Report::timed(
         "08 wide loads (float4)",
         "One 128-bit load moves four words with one instruction: fewer instructions per byte.",
+        gpu,
     );
     r.quote(
         "shaders/wide.wgsl",

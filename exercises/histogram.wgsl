@@ -2,7 +2,7 @@
 // `workgroup_atomics` counts bytes into 256 bins in workgroup memory, then merges them into the global bins.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 
-// A 256-bin histogram (CUDA Handbook 8.1, shared/seeds/004_*.txt: shared-memory atomics). The
+// A 256-bin histogram (The CUDA Handbook §8.1: shared-memory atomics). The
 // workgroup version counts into `array<atomic<u32>, 256>` in workgroup memory and merges with one
 // global atomicAdd per non-empty bin per workgroup; the global version sends every value's
 // atomicAdd to global memory, where all workgroups contend for the same 256 words.

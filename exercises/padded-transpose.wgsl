@@ -3,7 +3,7 @@
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 
 // Transpose an M×N matrix (row-major) into N×M: naive, through a workgroup tile, and through
-// a tile whose rows are padded by one element (CUDA Handbook 8.1, shared/seeds/004_*.txt: a 32×32
+// a tile whose rows are padded by one element (The CUDA Handbook §8.1: a 32×32
 // tile read by column hits one bank 32 times; 33-word rows put each element of a column in a
 // different bank). Workgroups are TILE×ROWS; each invocation moves TILE/ROWS elements.
 // Elements move as raw bits: this alias is `u32` for 4-byte elements (f32, i32, u32) and

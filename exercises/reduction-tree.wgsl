@@ -2,7 +2,7 @@
 // `workgroup_tree` adds 256 values per workgroup in a tree through workgroup memory; one line is missing.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 
-// Tree reduction (shared/seeds/001_*.txt, "reducing global memory access"): in global memory
+// Tree reduction (Professional CUDA C Programming §5.3, "Reducing global memory access"): in global memory
 // (reduceGmem), in a fixed workgroup array (reduceSmem), with UNROLL loads added per invocation
 // before the tree (reduceUnroll4Smem) in an override-sized array (the dynamic-shared-memory
 // version), and with subgroup operations for the last steps. Each launch turns `n` values into one

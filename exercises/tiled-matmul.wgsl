@@ -3,7 +3,7 @@
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 
 // Matrix multiply C = A·B, row-major f32, A is M×K, B is K×N, any M, K, N >= 1.
-// PMPP chapter 4 (shared/seeds/002_*.txt): naive (fig 4.3), tiled in workgroup memory with two
+// PMPP 3rd ed. chapter 4: naive (fig 4.3), tiled in workgroup memory with two
 // barriers per phase (fig 4.16) and boundary checks (fig 4.20), and the register-blocked kernel
 // that makes it fast. Every launch is a linear count of output tiles folded into 2-D
 // (src/dispatch.rs): tile = x + y * grid width; tiles past the end load zeros and store nothing.
@@ -96,7 +96,7 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
 // workgroup memory. Per slice a workgroup loads (BM + BN)·BK floats for BM·BN·BK multiply-adds:
 // global loads drop by 2·BM·BN / (BM + BN) against the naive kernel, and each value read from
 // workgroup memory feeds TN (or TM) multiply-adds from registers.
-// WGSL rejects function-scope arrays sized by an override (FINDINGS.md pitfall 6), so the register
+// WGSL rejects function-scope arrays sized by an override (docs/wgpu-notes.md 6), so the register
 // tiles are MAX_T×MAX_T and the loops run to TM and TN, constants once the pipeline is built.
 
 override BM: u32 = 64u;

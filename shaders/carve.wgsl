@@ -1,4 +1,4 @@
-// Several arrays carved from one workgroup allocation (Harris, shared/seeds/003_*.txt: the
+// Several arrays carved from one workgroup allocation (Harris, "Using Shared Memory in CUDA C/C++": the
 // `integerData`, `floatData`, `charData` pointers into one `extern __shared__ int s[]`).
 // WGSL has no pointer casts, so the pool is u32 words: the i32 part and the f32 part go through
 // bitcast, the byte part packs four chars per word. One workgroup reverses n records, each an

@@ -222,7 +222,7 @@ fn multiply(acc: ptr<function, Acc>, buf: u32, sub_row: u32, sub_col: u32) {
 
 // One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
 // fragment is bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression
-// passed straight to coopStore (FINDINGS.md 7).
+// passed straight to coopStore (docs/wgpu-notes.md 7).
 fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     let f = frag;
     coopStoreT(f, &c_s[scratch], FRAG);

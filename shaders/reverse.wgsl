@@ -1,5 +1,5 @@
-// Reverse an array through workgroup memory (Mark Harris, "Using shared memory in CUDA C/C++",
-// shared/seeds/003_*.txt). Values are moved as raw bits: the block reverse's element is this alias,
+// Reverse an array through workgroup memory (Mark Harris, "Using Shared Memory in CUDA C/C++",
+// NVIDIA Technical Blog, 2013). Values are moved as raw bits: the block reverse's element is this alias,
 // `u32` for 4-byte elements (f32, i32, u32) and `vec2<u32>` for 8-byte ones (f64); the host builds
 // the file once per width by replacing this line. The article's static and dynamic cases use u32.
 alias Elem = u32;

@@ -1,4 +1,4 @@
-// Wide loads (CUDA Handbook 8.1, shared/seeds/004_*.txt: float2/float4, 64- and 128-bit loads):
+// Wide loads (The CUDA Handbook §8.1: float2/float4, 64- and 128-bit loads):
 // the same copy and the same sum with one 32-bit word per load and with vec4 (128-bit) loads.
 // Buffers are allocated in multiples of 16 bytes, so the last vec4 stays inside the allocation;
 // the sum masks the words past n, the copy writes them into the output's padding.

@@ -29,7 +29,7 @@ impl Gpu {
                 } else {
                     // SAFETY: tilekit's kernels guard every global access with their own bounds
                     // checks (tests cover the edge sizes of every family), and their loops are bounded
-                    // by uniform sizes; without the checks, loops run up to 3× faster (FINDINGS.md 3).
+                    // by uniform sizes; without the checks, loops run up to 3× faster (docs/wgpu-notes.md 3).
                     unsafe {
                         self.device.create_shader_module_trusted(
                             desc,
@@ -50,7 +50,7 @@ impl Gpu {
 
     /// The compute pipeline for `entry` of `shader` with these override constants, built on first
     /// use and cached. The caller must have checked the plan against the limits (the planner
-    /// does): wgpu 30 does not (FINDINGS.md pitfalls 1, 2).
+    /// does): wgpu 30 does not (docs/wgpu-notes.md 1, 2).
     pub(crate) async fn pipeline(
         &self,
         shader: &Shader,
@@ -96,7 +96,7 @@ impl Gpu {
                         compilation_options: wgpu::PipelineCompilationOptions {
                             constants: &consts,
                             // Every tilekit kernel writes its workgroup arrays before reading them
-                            // (after a barrier); zeroing them first costs about 4% (FINDINGS.md 3).
+                            // (after a barrier); zeroing them first costs about 4% (docs/wgpu-notes.md 3).
                             zero_initialize_workgroup_memory: self.runtime_checks || shader.checked,
                         },
                         cache: None,

@@ -67,7 +67,7 @@ pub enum Error {
     },
     /// A tile or workgroup the adapter cannot hold (checked before any pipeline is built, since
     /// wgpu 30 does not check workgroup storage and an override-sized workgroup skips the
-    /// invocation check; FINDINGS.md pitfalls 1 and 2).
+    /// invocation check; docs/wgpu-notes.md 1 and 2).
     #[error("{what} needs {needed} for {resource}, over the adapter's {limit_name} of {limit}")]
     TileTooLarge {
         /// The tile or kernel.

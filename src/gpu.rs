@@ -388,7 +388,7 @@ impl Gpu {
             // SAFETY: tilekit uses one experimental feature, cooperative matrices, only in the
             // cooperative-matrix matmul, whose shader naga validates and whose fragment shape is
             // checked against the adapter's list before a pipeline is built (wgpu does not check
-            // it: FINDINGS.md pitfall 7).
+            // it: docs/wgpu-notes.md 7).
             unsafe { wgpu::ExperimentalFeatures::enabled() }
         } else {
             wgpu::ExperimentalFeatures::disabled()

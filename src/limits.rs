@@ -55,11 +55,11 @@ pub const PRESETS: [(&str, &str); 6] = [
     ),
     (
         "lavapipe",
-        "lavapipe (Mesa 22.3.6) through Vulkan, as measured on the CI machine kind (FINDINGS.md)",
+        "lavapipe (Mesa 22.3.6) through Vulkan, as measured on the CI machine kind (docs/wgpu-notes.md)",
     ),
     (
         "h100",
-        "NVIDIA H100 80GB HBM3 through Vulkan, driver 580.159.04, as measured (FINDINGS.md)",
+        "NVIDIA H100 80GB HBM3 through Vulkan, driver 580.159.04, as measured (docs/wgpu-notes.md)",
     ),
 ];
 

@@ -29,7 +29,7 @@ const SQUARE: Shape = Shape {
 
 #[test]
 fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragment() {
-    // The H100's list (FINDINGS.md): the kernel fits and the planner picks a tile within the
+    // The H100's list (docs/wgpu-notes.md): the kernel fits and the planner picks a tile within the
     // 48 KiB of workgroup memory, as a whole number of 32-wide subgroups.
     let h100 = vec![
         FRAGMENT,

@@ -14,7 +14,7 @@ export XDG_RUNTIME_DIR=/tmp WGPU_BACKEND=vulkan
 bin=.devbin/tilekit
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 date -u +%Y-%m-%dT%H:%MZ | tee -a "$out/gpu.txt"
-# The 1 GiB sum first, in a fresh process (bandwidth depends on allocation history: FINDINGS.md 4).
+# The 1 GiB sum first, in a fresh process (bandwidth depends on allocation history: docs/wgpu-notes.md 4).
 $bin bench --filter reduce-1gib --json "$out/sum-fresh.json" > "$out/sum-fresh.txt"
 $bin bench --json "$out/bench.json" --chart "$out/roofline.svg" > "$out/bench.txt"
 $bin bench --filter matmul-sweep --json "$out/sweep.json" > "$out/sweep.txt"

@@ -214,7 +214,7 @@ pub fn exercises() -> Vec<Exercise> {
         },
         Exercise {
             name: "reduction-tree",
-            task: "the workgroup-memory reduction tree (reduceSmem, CUDA basics 5.3): one line is missing",
+            task: "the workgroup-memory reduction tree (reduceSmem, Professional CUDA C Programming §5.3): one line is missing",
             starter: "exercises/reduction-tree.wgsl",
             starter_source: include_str!("../../exercises/reduction-tree.wgsl"),
             solution: "shaders/reduce.wgsl",

@@ -3,7 +3,7 @@
 //! A kernel family describes what it can launch as a [`Tiling`]: for a problem size, the
 //! candidate tiles and what one workgroup of each needs (invocations, workgroup bytes, estimated
 //! registers). The planner refuses candidates the adapter's [`Limits`] cannot hold (wgpu 30 does
-//! not check workgroup storage itself: FINDINGS.md pitfall 1), works out how many workgroups a
+//! not check workgroup storage itself: docs/wgpu-notes.md 1), works out how many workgroups a
 //! multiprocessor holds under each resource of the [`DeviceProfile`], ranks the rest and says why.
 //! It never talks to a device, and knows no family: the candidates live beside their shaders in
 //! `src/kernels/<family>/`.

@@ -1,5 +1,5 @@
 //! Shared by the integration tests: one `Gpu` per test binary (opening lavapipe is slow), seeded
-//! random inputs and the error bounds of DESIGN.md "Measuring".
+//! random inputs and the error bounds of docs/measuring.md.
 #![allow(dead_code)]
 
 pub mod npy;

@@ -1,4 +1,4 @@
-//! Several arrays carved from one workgroup allocation (Harris, `shared/seeds/003_*.txt`).
+//! Several arrays carved from one workgroup allocation (Harris, "Using Shared Memory in CUDA C/C++").
 //! Shader: `shaders/carve.wgsl`. Tests: `tests/carve.rs`. Example: `examples/10_carved_arrays.rs`.
 
 #[cfg(feature = "cli")]

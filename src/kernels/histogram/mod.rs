@@ -1,5 +1,5 @@
-//! A 256-bin histogram with workgroup atomics against global atomics (CUDA Handbook 8.1,
-//! `shared/seeds/004_*.txt`). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
+//! A 256-bin histogram with workgroup atomics against global atomics (The CUDA Handbook
+//! §8.1). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
 //! Example: `examples/07_workgroup_atomics.rs`.
 
 #[cfg(feature = "cli")]

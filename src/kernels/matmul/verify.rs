@@ -1,5 +1,5 @@
 //! The matmul's CPU reference in f64 and the error bounds its results are checked against
-//! (DESIGN.md "Measuring"): every test, the command line, the bench, the tour and the autotuner
+//! (docs/measuring.md): every test, the command line, the bench, the tour and the autotuner
 //! use these.
 
 use crate::kernels::check_element;
@@ -23,7 +23,7 @@ pub fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> (Vec<f64
     (c, mag)
 }
 
-/// The error bound of an f32 matmul element: 1e-5·√K·Σ|a·b| (DESIGN.md "Measuring").
+/// The error bound of an f32 matmul element: 1e-5·√K·Σ|a·b| (docs/measuring.md).
 pub fn f32_bound(k: usize, magnitude: f64) -> f64 {
     1e-5 * (k as f64).sqrt() * magnitude + 1e-30
 }

@@ -1,4 +1,4 @@
-//! Tree reduction (the reduction lesson, `shared/seeds/001_*.txt`): global, workgroup, unroll4,
+//! Tree reduction (Professional CUDA C Programming §5.3): global, workgroup, unroll4,
 //! dynamic, grid-stride and subgroup variants of sum, min and max over f32, i32 and u32.
 //! Shaders: `shaders/reduce.wgsl` and, on adapters with subgroups, `shaders/reduce_subgroup.wgsl`
 //! appended to it. Tests: `tests/reduce.rs`. Example: `examples/05_reduction.rs`.

@@ -1,4 +1,4 @@
-//! Array reverse through workgroup memory (Harris, `shared/seeds/003_*.txt`): the article's
+//! Array reverse through workgroup memory (Harris, "Using Shared Memory in CUDA C/C++"): the article's
 //! static 64-element case, the dynamically sized one, and a block reverse of any n. Values move
 //! as raw bits: 4-byte elements as `u32` words, 8-byte ones as `vec2<u32>`.
 //! Shader: `shaders/reverse.wgsl`. Tests: `tests/reverse.rs`. Example: `examples/04_reverse.rs`.

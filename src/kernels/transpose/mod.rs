@@ -1,5 +1,5 @@
 //! Matrix transpose: naive, tiled through workgroup memory, and tiled with padded rows to avoid
-//! bank conflicts (CUDA Handbook 8.1, `shared/seeds/004_*.txt`). Elements move as raw bits:
+//! bank conflicts (The CUDA Handbook §8.1). Elements move as raw bits:
 //! 4-byte ones as `u32`, 8-byte ones as `vec2<u32>`.
 //! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
 

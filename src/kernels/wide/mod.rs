@@ -1,5 +1,5 @@
-//! Wide loads: copy and sum with 32-bit against 128-bit (vec4) loads (CUDA Handbook 8.1,
-//! `shared/seeds/004_*.txt`). Shader: `shaders/wide.wgsl`. Tests: `tests/wide.rs`.
+//! Wide loads: copy and sum with 32-bit against 128-bit (vec4) loads (The CUDA Handbook
+//! §8.1). Shader: `shaders/wide.wgsl`. Tests: `tests/wide.rs`.
 //! Example: `examples/08_wide_loads.rs`. The vec4 copy is also `tilekit bench`'s bandwidth ceiling.
 
 #[cfg(feature = "cli")]

@@ -93,3 +93,97 @@ fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
     }
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// The measured defaults tilekit ships (for adapters of a device profile without a tuning cache
+/// of their own) parse, and every winner plans under the limits of the GPU class they were
+/// measured on: the H100 preset, its cooperative-matrix configuration and the hopper profile.
+/// A winner that stopped planning after a change to a kernel's candidates fails here, not in
+/// silence on a user's GPU.
+#[test]
+fn every_shipped_measured_default_plans_on_its_device_class() {
+    use tilekit::kernels::matmul::{tune, Shape};
+    use tilekit::limits::{Caps, DeviceProfile, Limits};
+    use tilekit::plan::{ChosenBy, Planner};
+    let m = tune::measured_defaults("hopper").expect("tilekit ships hopper's measured defaults");
+    assert_eq!(m.profile, "hopper");
+    assert!(m.winners.len() >= 10, "{} winners", m.winners.len());
+    let limits = Limits::preset("h100").unwrap();
+    let caps = Caps::preset("h100", &limits);
+    let planner = Planner::new(limits, DeviceProfile::named("hopper").unwrap());
+    for (bucket, w) in &m.winners {
+        assert_eq!(w.variant.precision(), bucket.precision, "{bucket}");
+        let shape = Shape::new(bucket.m as usize, bucket.k as usize, bucket.n as usize).unwrap();
+        match (w.variant.tiling(shape, &caps).unwrap(), &w.tile) {
+            (Some(t), Some(label)) => {
+                let plan = planner
+                    .plan_chosen(t.as_ref(), label, ChosenBy::Measured)
+                    .unwrap_or_else(|e| panic!("{bucket}: {} {label}: {e}", w.variant));
+                assert_eq!(plan.chosen_by, ChosenBy::Measured);
+            }
+            (None, None) => {}
+            (t, label) => panic!(
+                "{bucket}: {} has a tile to choose: {}, the table says {label:?}",
+                w.variant,
+                t.is_some()
+            ),
+        }
+    }
+    // Nothing is shipped for a profile nobody measured.
+    assert!(tune::measured_defaults("cpu").is_none());
+}
+
+/// An adapter of a profile tilekit has measured defaults for, with no tuning cache of its own,
+/// gets the measured winner (`chosen_by: measured`) where it plans, and the planner's choice where
+/// the winner needs what the adapter lacks (the cooperative-matrix kernel on lavapipe). The test
+/// adapter is made to claim the hopper profile; nothing is launched.
+#[test]
+fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
+    use tilekit::kernels::matmul::{tune, Precision, Selection, Shape};
+    use tilekit::plan::ChosenBy;
+    let empty = tempfile_dir("measured-defaults");
+    std::env::set_var("TILEKIT_CACHE_DIR", &empty);
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions {
+        profile: Some("hopper".into()),
+        ..Default::default()
+    })
+    .expect("these tests need a GPU adapter (lavapipe counts)");
+    let m = tune::measured_defaults("hopper").unwrap();
+    let mut measured = 0;
+    for (bucket, w) in &m.winners {
+        let shape = Shape::new(bucket.m as usize, bucket.k as usize, bucket.n as usize).unwrap();
+        let c = g
+            .select_matmul(shape, bucket.precision, &Selection::Auto)
+            .unwrap_or_else(|e| panic!("{bucket}: {e}"));
+        if g.has(w.variant.needs()) && c.chosen_by == ChosenBy::Measured {
+            assert_eq!(c.variant, w.variant, "{bucket}");
+            let tile = c.plan.as_ref().map(|p| p.choice().label.clone());
+            assert_eq!(
+                tile.as_deref().map(|t| t.split(',').next().unwrap()),
+                w.tile.as_deref().map(|t| t.split(',').next().unwrap()),
+                "{bucket}"
+            );
+            measured += 1;
+        } else {
+            assert_eq!(c.chosen_by, ChosenBy::Planner, "{bucket}: {c:?}");
+        }
+    }
+    assert!(
+        measured >= 5,
+        "only {measured} buckets took the measured default"
+    );
+    // The f32 square the table was measured on.
+    let c = g
+        .select_matmul(
+            Shape::new(4096, 4096, 4096).unwrap(),
+            Precision::F32,
+            &Selection::Auto,
+        )
+        .unwrap();
+    assert_eq!(c.chosen_by, ChosenBy::Measured);
+}
+
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tilekit-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -262,6 +262,7 @@ pub fn plan(
                 tile.as_deref().unwrap_or(""),
                 match by {
                     crate::plan::ChosenBy::Tuner => "autotuner's cache",
+                    crate::plan::ChosenBy::Measured => "measured defaults of this device profile",
                     _ => "planner's rules",
                 }
             );

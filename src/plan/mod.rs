@@ -106,17 +106,21 @@ pub enum ChosenBy {
     Forced,
     /// The autotuner's cache for this adapter and shape bucket (`tilekit tune`).
     Tuner,
+    /// The winners `tilekit tune` measured on a GPU of this adapter's device profile, shipped
+    /// with tilekit: what an adapter without its own tuning cache gets where they plan.
+    Measured,
     /// The caller named the variant.
     Caller,
 }
 
 impl std::fmt::Display for ChosenBy {
-    /// The same word as the JSON (`planner`, `forced`, `tuner`, `caller`).
+    /// The same word as the JSON (`planner`, `forced`, `tuner`, `measured`, `caller`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             ChosenBy::Planner => "planner",
             ChosenBy::Forced => "forced",
             ChosenBy::Tuner => "tuner",
+            ChosenBy::Measured => "measured",
             ChosenBy::Caller => "caller",
         })
     }
@@ -421,6 +425,11 @@ impl Planner {
         self.plan_inner(kernel, Some(label), ChosenBy::Tuner)
     }
 
+    /// Plan `kernel` with `label`, chosen by `by` (the tuner's cache or the measured defaults).
+    pub fn plan_chosen(&self, kernel: &dyn Tiling, label: &str, by: ChosenBy) -> Result<Plan> {
+        self.plan_inner(kernel, Some(label), by)
+    }
+
     /// `kernel`'s plan with the tile `forced` if given, else the planner's choice.
     pub fn plan_or_forced(&self, kernel: &dyn Tiling, forced: Option<&str>) -> Result<Plan> {
         match forced {
@@ -483,6 +492,10 @@ impl Planner {
             ChosenBy::Tuner => format!(
                 "{} was the fastest when `tilekit tune` timed the candidates on this adapter",
                 c.label
+            ),
+            ChosenBy::Measured => format!(
+                "{} was the fastest when `tilekit tune` timed the candidates on a GPU of the {} profile (tilekit's measured defaults; `tilekit tune` measures this adapter)",
+                c.label, self.profile.name
             ),
             ChosenBy::Planner if self.profile.is_gpu => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",

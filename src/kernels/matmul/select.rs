@@ -3,8 +3,10 @@
 //!
 //! - [`Selection::Auto`]: the autotuner's winner for this adapter and shape bucket, with its tile,
 //!   when `tilekit tune` measured one and this adapter can still plan it (its cache is read once
-//!   per [`Gpu`], [`super::tune`]); else the planner's rules: the first variant in the order for
-//!   shapes like this one that fits the adapter, with the planner's tile.
+//!   per [`Gpu`], [`super::tune`]); else the winner `tilekit tune` measured on a GPU of the same
+//!   device profile, shipped with tilekit ([`super::tune::measured_defaults`]); else the
+//!   planner's rules: the first variant in the order for shapes like this one that fits the
+//!   adapter, with the planner's tile.
 //! - [`Selection::Variant`]: that variant, with the planner's tile.
 //! - [`Selection::Tile`]: a tile by label without a variant: the variant `Auto` picks if the
 //!   tile is one of its candidates, else the first variant at this precision that has it.
@@ -184,37 +186,57 @@ impl Gpu {
         let planner = self.planner();
         Ok(Some(match tile {
             None => planner.plan(tiling.as_ref())?,
-            Some((t, ChosenBy::Tuner)) => planner.plan_tuned(tiling.as_ref(), t)?,
+            Some((t, by @ (ChosenBy::Tuner | ChosenBy::Measured))) => {
+                planner.plan_chosen(tiling.as_ref(), t, by)?
+            }
             Some((t, _)) => planner.plan_forced(tiling.as_ref(), t)?,
         }))
     }
 
-    /// The autotuner's winner for this shape's bucket on this adapter, planned, if `tilekit
-    /// tune` measured one and this adapter can still plan it (a changed limit, a driver update
-    /// that dropped a feature: then the planner decides).
+    /// The autotuner's winner for this shape's bucket, planned: this adapter's own (its tuning
+    /// cache, `tilekit tune`), else the measured defaults of its device profile shipped with
+    /// tilekit; `None` when neither has the bucket or this adapter cannot plan the winner (a
+    /// changed limit, a driver update that dropped a feature: then the planner decides).
     fn tuned(&self, shape: Shape, precision: Precision) -> Option<Chosen> {
-        let table = self
+        let tuning = self
             .tuning
             .get_or_init(|| Box::new(super::tune::load(self)))
-            .downcast_ref::<super::tune::Table>()?;
-        let w = table.get(&super::tune::TuneKey::of(shape, precision))?;
-        let plan = match &w.tile {
-            Some(t) => self.plan_matmul(w.variant, shape, Some((t, ChosenBy::Tuner))),
-            None => self.plan_matmul(w.variant, shape, None),
-        };
-        match plan {
-            Ok(plan) => Some(Chosen {
-                variant: w.variant,
-                plan,
-                chosen_by: ChosenBy::Tuner,
-            }),
-            Err(e) => {
-                log::warn!(
-                    "the tuning cache's {} for {shape} no longer plans here: {e}",
-                    w.variant
-                );
-                None
+            .downcast_ref::<super::tune::Tuning>()?;
+        let key = super::tune::TuneKey::of(shape, precision);
+        [
+            (&tuning.cache, ChosenBy::Tuner),
+            (&tuning.measured, ChosenBy::Measured),
+        ]
+        .into_iter()
+        .find_map(|(table, by)| {
+            let w = table.get(&key)?;
+            let plan = match &w.tile {
+                Some(t) => self.plan_matmul(w.variant, shape, Some((t, by))),
+                None => self.plan_matmul(w.variant, shape, None),
+            };
+            match plan {
+                Ok(plan) => Some(Chosen {
+                    variant: w.variant,
+                    plan,
+                    chosen_by: by,
+                }),
+                Err(e) => {
+                    // The user's own cache going stale is worth a warning; a shipped default
+                    // that does not fit this adapter of the same class is not.
+                    if by == ChosenBy::Tuner {
+                        log::warn!(
+                            "the tuning cache's {} for {shape} no longer plans here: {e}",
+                            w.variant
+                        );
+                    } else {
+                        log::debug!(
+                            "the measured default {} for {shape} does not plan here: {e}",
+                            w.variant
+                        );
+                    }
+                    None
+                }
             }
-        }
+        })
     }
 }

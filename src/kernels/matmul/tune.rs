@@ -149,9 +149,58 @@ fn read(path: &std::path::Path) -> std::result::Result<CacheFile, String> {
 /// One adapter's winners by bucket.
 pub type Table = BTreeMap<TuneKey, Winner>;
 
+/// What `Selection::Auto` consults before the planner's rules: this adapter's own winners, then
+/// the measured defaults of its device profile.
+pub(crate) struct Tuning {
+    pub(crate) cache: Table,
+    pub(crate) measured: Table,
+}
+
+pub(crate) fn load(gpu: &Gpu) -> Tuning {
+    Tuning {
+        cache: load_cache(gpu),
+        measured: measured_defaults(&gpu.profile.name)
+            .map(|m| m.winners)
+            .unwrap_or_default(),
+    }
+}
+
+/// Winners `tilekit tune` measured on one GPU, shipped with tilekit for every adapter of its
+/// device profile that has no tuning cache of its own (`chosen_by: measured`). The planner's
+/// score ranks candidates by reuse and residency; on a real GPU the fastest tile for a bucket
+/// can differ (BENCHMARKS.md, "the split of K decided by the planner"), and a user who never
+/// runs `tilekit tune` should still get it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Measured {
+    /// The device profile it applies to (`hopper`).
+    pub profile: String,
+    /// The adapter it was measured on (name, backend, driver).
+    pub measured_on: String,
+    /// When, and with which command.
+    pub date: String,
+    /// The winners by bucket.
+    pub winners: Table,
+}
+
+/// The measured tables shipped, by device profile (`src/kernels/matmul/measured/`; made by
+/// `scripts/device/measured.py` from a `tilekit tune` cache).
+const MEASURED: &[(&str, &str)] = &[("hopper", include_str!("measured/hopper.json"))];
+
+/// The measured defaults for device profile `profile`, if tilekit ships some.
+pub fn measured_defaults(profile: &str) -> Option<Measured> {
+    let (_, text) = MEASURED.iter().find(|(p, _)| *p == profile)?;
+    match serde_json::from_str::<Measured>(text) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            log::error!("tilekit's measured defaults for {profile} do not parse: {e}");
+            None
+        }
+    }
+}
+
 /// This adapter's winners from the cache file, or none (with a `log` warning when a file exists
 /// but cannot be used). Read once per [`Gpu`], on the first `Selection::Auto`.
-pub(crate) fn load(gpu: &Gpu) -> Table {
+fn load_cache(gpu: &Gpu) -> Table {
     if cfg!(target_arch = "wasm32") {
         return BTreeMap::new();
     }

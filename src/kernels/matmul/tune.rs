@@ -159,7 +159,7 @@ pub(crate) struct Tuning {
 pub(crate) fn load(gpu: &Gpu) -> Tuning {
     Tuning {
         cache: load_cache(gpu),
-        measured: measured_defaults(&gpu.profile.name)
+        measured: measured_defaults(gpu.profile.name)
             .map(|m| m.winners)
             .unwrap_or_default(),
     }

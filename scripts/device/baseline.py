@@ -62,9 +62,14 @@ for path in sys.argv[1:]:
         m = re.match(r"matmul-shape/(\d+)x(\d+)x(\d+)$", e["name"])
         if m:
             shapes.append(tuple(int(v) for v in m.groups()))
-        m = re.match(r"matmul-f16/shape/(\d+)x(\d+)x(\d+)$", e["name"])
+        m = re.match(r"matmul-f16/shape/(\d+)x(\d+)x(\d+)$", e["name"]) or re.match(
+            r"matmul-unseen/f16/(\d+)x(\d+)x(\d+)$", e["name"])
         if m:
             shapes16.append(tuple(int(v) for v in m.groups()))
+            continue
+        m = re.match(r"matmul-unseen/(\d+)x(\d+)x(\d+)$", e["name"])
+        if m:
+            shapes.append(tuple(int(v) for v in m.groups()))
 for dtype, name, todo in ((torch.float32, "matmul", shapes), (torch.float16, "f16 matmul", shapes16)):
     for (m, k, n) in todo:
         x = torch.randn(m, k, device=dev, dtype=dtype)

@@ -72,35 +72,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     }
     if b.wants("matmul-shape/") {
         let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &SHAPES);
-        for &(m, k, n) in shapes {
-            let name = format!("matmul-shape/{m}x{k}x{n}");
-            if !b.wants(&name) {
-                continue;
-            }
-            let shape = Shape::new(m, k, n)?;
-            let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
-            let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-            let dc = gpu.alloc::<f32>("C", m * n)?;
-            b.measure(
-                &name,
-                format!("{m}×{k}×{n}"),
-                4 * (m * k + k * n + m * n) as u64,
-                shape.flops(),
-                Bound::Compute,
-                |check| {
-                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)?;
-                    let ok = !check || {
-                        let c = gpu.read(&dc)?;
-                        verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
-                    };
-                    Ok((
-                        run.timing.seconds,
-                        ok,
-                        format!("{} {} ({})", run.variant, run.tile, run.chosen_by),
-                    ))
-                },
-            )?;
-        }
+        f32_shapes(b, "matmul-shape", shapes)?;
     }
     if b.wants("matmul-call/") {
         // The wall time of one whole call as a program sees it (operands already on the GPU):
@@ -128,12 +100,67 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     if b.wants("matmul-f16/") {
         f16_cases(b)?;
     }
-    if b.cfg
-        .filter
-        .as_deref()
-        .is_some_and(|f| f.contains("matmul-sweep"))
-    {
+    let filter = b.cfg.filter.clone().unwrap_or_default();
+    let asked = |what: &str| filter.contains(what);
+    if asked("matmul-sweep") {
         sweep(b)?;
+    }
+    if asked("matmul-unseen") {
+        // Shapes neither the bench's sets nor `tilekit tune` use (model layers, a ragged cube):
+        // how the selection does where nothing was measured.
+        let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &UNSEEN);
+        f32_shapes(b, "matmul-unseen", shapes)?;
+        if b.gpu.has(wgpu::Features::SHADER_F16) {
+            f16_shapes(b, "matmul-unseen/f16", shapes)?;
+        }
+    }
+    Ok(())
+}
+
+/// Shapes no set above holds and the tuner never times (`--filter matmul-unseen`, never in a
+/// plain run): a matrix-vector product and skinny products of model layers, a ragged cube and a
+/// wide rectangle.
+pub const UNSEEN: [(usize, usize, usize); 6] = [
+    (1, 11008, 4096),
+    (4, 14336, 4096),
+    (32, 4096, 11008),
+    (777, 1234, 2345),
+    (2048, 8192, 2048),
+    (4096, 4096, 11008),
+];
+
+/// `Selection::Auto` on each f32 shape, as a user's call gets it; the plan column says which
+/// variant, tile and who chose them.
+fn f32_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)]) -> Result<()> {
+    let gpu = b.gpu;
+    for &(m, k, n) in shapes {
+        let name = format!("{prefix}/{m}x{k}x{n}");
+        if !b.wants(&name) && !prefix.starts_with("matmul-unseen") {
+            continue;
+        }
+        let shape = Shape::new(m, k, n)?;
+        let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
+        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
+        let dc = gpu.alloc::<f32>("C", m * n)?;
+        b.measure(
+            &name,
+            format!("{m}×{k}×{n}"),
+            4 * (m * k + k * n + m * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)?;
+                let ok = !check || {
+                    let c = gpu.read(&dc)?;
+                    verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
+                };
+                Ok((
+                    run.timing.seconds,
+                    ok,
+                    format!("{} {} ({})", run.variant, run.tile, run.chosen_by),
+                ))
+            },
+        )?;
     }
     Ok(())
 }
@@ -231,9 +258,15 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
         )?;
     }
     let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &F16_SHAPES);
+    f16_shapes(b, "matmul-f16/shape", shapes)
+}
+
+/// `Selection::Auto` on each f16 shape (f32 accumulation), as a user's call gets it.
+fn f16_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)]) -> Result<()> {
+    let gpu = b.gpu;
     for &(m, k, n) in shapes {
-        let name = format!("matmul-f16/shape/{m}x{k}x{n}");
-        if !b.wants(&name) {
+        let name = format!("{prefix}/{m}x{k}x{n}");
+        if !b.wants(&name) && !prefix.starts_with("matmul-unseen") {
             continue;
         }
         let shape = Shape::new(m, k, n)?;

@@ -156,12 +156,18 @@ pub(crate) struct Tuning {
     pub(crate) measured: Table,
 }
 
+/// `TILEKIT_MEASURED=0` leaves the measured defaults out (to see the planner's own choice).
 pub(crate) fn load(gpu: &Gpu) -> Tuning {
+    let off = std::env::var("TILEKIT_MEASURED").is_ok_and(|v| v.trim() == "0");
     Tuning {
         cache: load_cache(gpu),
-        measured: measured_defaults(gpu.profile.name)
-            .map(|m| m.winners)
-            .unwrap_or_default(),
+        measured: if off {
+            Table::new()
+        } else {
+            measured_defaults(gpu.profile.name)
+                .map(|m| m.winners)
+                .unwrap_or_default()
+        },
     }
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The whole matmul comparison on one GPU, in one command (BENCHMARKS.md gets one table per run):
+# tilekit as a user gets it (the measured defaults of the GPU's profile where tilekit ships some,
+# else the planner), the planner alone (TILEKIT_MEASURED=0), tilekit after `tilekit tune` on
+# this GPU, and PyTorch (cuBLAS with TF32 off; f16 with f32 accumulation) in the same session,
+# on the bench's f32 and f16 shape sets and on shapes neither the bench nor the tuner uses
+# (`--filter matmul-unseen`). Then a few shapes in fresh processes, to show how much a figure
+# moves from one process to the next. Needs the release binary in .devbin/ and the Vulkan
+# loader .debs in .gl/ (scripts/device/h100.sh says how):
+#   bash scripts/device/compare.sh OUT_DIR [PHASES]
+# PHASES (default "tuned planner shipped torch spread summary") picks parts, so that a run can be
+# split between calls of at most ten minutes; `summary` reads what the others left in OUT_DIR.
+set -euo pipefail
+out=${1:-out}
+phases=${2:-tuned planner shipped torch spread summary}
+mkdir -p "$out"
+if ! ldconfig -p | grep -q libvulkan; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export XDG_RUNTIME_DIR=/tmp WGPU_BACKEND=vulkan
+bin=$PWD/.devbin/tilekit
+here=$(dirname "$0")
+has() { case " $phases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+date -u +%Y-%m-%dT%H:%MZ | tee -a "$out/gpu.txt"
+shapes() { # label, extra env...
+  local label=$1
+  shift
+  env "$@" "$bin" bench --filter matmul-shape --json "$out/$label.json" >"$out/$label.txt"
+  env "$@" "$bin" bench --filter matmul-f16/shape --json "$out/$label-f16.json" >"$out/$label-f16.txt"
+  env "$@" "$bin" bench --filter matmul-unseen --json "$out/$label-unseen.json" >"$out/$label-unseen.txt"
+}
+empty=$(mktemp -d)
+if has tuned; then
+  # `tilekit tune` on this GPU into a fresh cache, timed; then the shapes with that cache.
+  cache=$out/tune-cache
+  rm -rf "$cache"
+  mkdir -p "$cache"
+  start=$(date +%s)
+  TILEKIT_CACHE_DIR=$cache "$bin" tune --json >"$out/tune-report.json"
+  echo "tilekit tune: $(($(date +%s) - start)) s" | tee "$out/tune-time.txt"
+  start=$(date +%s)
+  TILEKIT_CACHE_DIR=$(mktemp -d) "$bin" tune --quick --json >"$out/tune-quick-report.json"
+  echo "tilekit tune --quick: $(($(date +%s) - start)) s" | tee -a "$out/tune-time.txt"
+  cp "$cache/tune.json" "$out/tune.json"
+  shapes tuned TILEKIT_CACHE_DIR="$cache"
+fi
+if has planner; then shapes planner TILEKIT_CACHE_DIR="$empty" TILEKIT_MEASURED=0; fi
+if has shipped; then shapes shipped TILEKIT_CACHE_DIR="$empty"; fi
+if has torch; then
+  inputs=()
+  # The shapes of one configuration's runs (each shape once).
+  for label in shipped planner tuned; do
+    if [ -e "$out/$label.json" ]; then
+      inputs=("$out/$label.json" "$out/$label-f16.json" "$out/$label-unseen.json")
+      break
+    fi
+  done
+  python3 "$here/baseline.py" "${inputs[@]}" >"$out/torch.json"
+fi
+if has spread; then
+  # The same call in fresh processes: how much one figure moves between processes.
+  for shape in "64 8192 8192" "4096 4096 4096" "512 512 512"; do
+    for i in 1 2 3 4 5; do
+      # shellcheck disable=SC2086
+      TILEKIT_CACHE_DIR=$empty "$bin" run matmul $shape --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(f"{sys.argv[1]} {sys.argv[2]}: {r[\"run\"][\"timing\"][\"seconds\"] * 1e3:.4f} ms {r[\"run\"][\"variant\"]} {r[\"run\"][\"tile\"]}")' "$shape" "$i"
+    done
+  done | tee "$out/spread.txt"
+  for i in 1 2 3; do
+    "$bin" bench --filter reduce-1gib --json "$out/sum-$i.json" | grep -E 'reduce-1gib' || true
+  done | tee "$out/sum-spread.txt"
+fi
+if has summary; then python3 "$here/compare_summary.py" "$out" | tee "$out/summary.md"; fi

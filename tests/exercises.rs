@@ -149,8 +149,12 @@ fn an_off_by_one_inner_loop_with_both_barriers_is_not_called_a_race() {
         assert_ne!(src, good);
         let verdict = check(gpu(), &ex, &src, "loop.wgsl");
         let text = verdict.render(&ex);
+        // On wgpu's GL back end naga's bounds checks read 0.0 past an array's end, so one step
+        // too many adds 0 × 0 and the answer is right: there it may pass, never be a race.
+        let on_gl = std::env::var("WGPU_BACKEND").is_ok_and(|b| b.eq_ignore_ascii_case("gl"));
         assert!(
-            matches!(&verdict, Verdict::Wrong { hint, .. } if *hint == ex.aligned_hint),
+            matches!(&verdict, Verdict::Wrong { hint, .. } if *hint == ex.aligned_hint)
+                || (on_gl && wrong == "kk <= TILE;" && verdict.passed()),
             "{wrong}: {text}"
         );
         assert!(!text.contains("a race."), "{text}");

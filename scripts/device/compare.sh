@@ -64,10 +64,8 @@ if has spread; then
   for shape in "64 8192 8192" "4096 4096 4096" "512 512 512"; do
     for i in 1 2 3 4 5; do
       # shellcheck disable=SC2086
-      TILEKIT_CACHE_DIR=$empty "$bin" run matmul $shape --json | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-print(f"{sys.argv[1]} {sys.argv[2]}: {r[\"run\"][\"timing\"][\"seconds\"] * 1e3:.4f} ms {r[\"run\"][\"variant\"]} {r[\"run\"][\"tile\"]}")' "$shape" "$i"
+      TILEKIT_CACHE_DIR=$empty "$bin" run matmul $shape --json |
+        python3 -c 'import json, sys; r = json.load(sys.stdin)["run"]; print(sys.argv[1], sys.argv[2], "%.4f ms" % (r["timing"]["seconds"] * 1e3), r["variant"], r["tile"])' "$shape" "$i"
     done
   done | tee "$out/spread.txt"
   for i in 1 2 3; do

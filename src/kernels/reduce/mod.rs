@@ -175,6 +175,44 @@ impl Variant {
             Variant::Subgroup => "subgroup_tree",
         }
     }
+
+    /// Items each invocation adds before the tree: four for the unrolled variants (the
+    /// lesson's reduceSmemUnroll, Professional CUDA C Programming §5.3), else one.
+    fn unroll(self) -> u32 {
+        match self {
+            Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
+            _ => 1,
+        }
+    }
+
+    /// Whether the first launch reads the caller's input with 128-bit loads (the wide-loads
+    /// lesson); later launches read the partial sums one word at a time.
+    fn wide(self) -> bool {
+        matches!(self, Variant::GridStride | Variant::Subgroup)
+    }
+
+    /// The workgroup size: reduceSmem's array is fixed at 256 elements, the others take the
+    /// planner's.
+    fn workgroup_size(self, planned: u32) -> u32 {
+        if self == Variant::Workgroup {
+            256
+        } else {
+            planned
+        }
+    }
+
+    /// The constants of its pipelines: the scalar launch's, then, for a wide variant, the
+    /// first launch's with `VEC4` set. Shared by the launch and the pipeline list, so the two
+    /// cannot disagree.
+    fn pipeline_constants(self, op: Op, ty: &str, wg: u32) -> Vec<Vec<(String, f64)>> {
+        let scalar = constants(op, ty, wg, self.unroll());
+        if !self.wide() {
+            return vec![scalar];
+        }
+        let mut vec4 = scalar.clone();
+        vec4.push(("VEC4".to_string(), 1.0));
+        vec![scalar, vec4]
+    }
 }
 
 /// What one reduction did.
@@ -372,10 +410,7 @@ impl Gpu {
             detail: format!("{n} elements"),
         })?;
         let plan = self.planner().plan(&ReduceTiling { n: n as u64 })?;
-        let wg = match variant {
-            Variant::Workgroup => 256,
-            _ => plan.constant("WG"),
-        };
+        let wg = variant.workgroup_size(plan.constant("WG"));
         if variant == Variant::Workgroup {
             let usage = crate::plan::KernelUse {
                 invocations: 256,
@@ -385,21 +420,14 @@ impl Gpu {
             self.planner()
                 .check("reduce workgroup 256", [256, 1, 1], usage)?;
         }
-        let unroll = match variant {
-            Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
-            _ => 1,
-        };
+        let unroll = variant.unroll();
         let shader = module(T::WGSL, variant == Variant::Subgroup).shader;
-        let constants = constants(op, T::WGSL, T::identity_bits(op), wg, unroll);
-        let pipeline = self.pipeline(&shader, variant.entry(), &constants).await?;
-        // The grid-stride variants read the caller's input with 128-bit loads (first launch).
-        let wide = matches!(variant, Variant::GridStride | Variant::Subgroup);
-        let pipeline4 = if wide {
-            let mut c4 = constants.clone();
-            c4.push(("VEC4".to_string(), 1.0));
-            Some(self.pipeline(&shader, variant.entry(), &c4).await?)
-        } else {
-            None
+        let all = variant.pipeline_constants(op, T::WGSL, wg);
+        let pipeline = self.pipeline(&shader, variant.entry(), &all[0]).await?;
+        let wide = variant.wide();
+        let pipeline4 = match all.get(1) {
+            Some(c4) => Some(self.pipeline(&shader, variant.entry(), c4).await?),
+            None => None,
         };
 
         // The global variant works in place: on a scratch copy of the input (copied per call).
@@ -531,10 +559,10 @@ impl Gpu {
 }
 
 /// The constants of one launch: operator, identity, Kahan, type, workgroup size, unroll.
-fn constants(op: Op, ty: &str, identity: u32, wg: u32, unroll: u32) -> Vec<(String, f64)> {
+fn constants(op: Op, ty: &str, wg: u32, unroll: u32) -> Vec<(String, f64)> {
     vec![
         ("OP".to_string(), op.code() as f64),
-        ("IDENTITY_BITS".to_string(), identity as f64),
+        ("IDENTITY_BITS".to_string(), identity_of(ty, op) as f64),
         (
             "KAHAN".to_string(),
             (op == Op::Sum && ty == "f32") as u32 as f64,
@@ -545,6 +573,7 @@ fn constants(op: Op, ty: &str, identity: u32, wg: u32, unroll: u32) -> Vec<(Stri
     ]
 }
 
+/// The identity of `op` for the element type named `ty` in WGSL ([`Element::identity_bits`]).
 fn identity_of(ty: &str, op: Op) -> u32 {
     match ty {
         "f32" => f32::identity_bits(op),
@@ -593,7 +622,6 @@ impl Family for Reduce {
             .collect();
         for ty in TYPES {
             for op in Op::ALL {
-                let id = identity_of(ty, op);
                 for v in Variant::ALL {
                     let m = module(ty, v == Variant::Subgroup);
                     let wgs = if v == Variant::Workgroup {
@@ -601,18 +629,10 @@ impl Family for Reduce {
                     } else {
                         sizes.clone()
                     };
-                    let unroll = match v {
-                        Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
-                        _ => 1,
-                    };
                     for wg in wgs.into_iter().filter(|&w| fits(w)) {
-                        let c = constants(op, ty, id, wg, unroll);
-                        if matches!(v, Variant::GridStride | Variant::Subgroup) {
-                            let mut c4 = c.clone();
-                            c4.push(("VEC4".to_string(), 1.0));
-                            out.push(PipelineUse::new(&m, v.entry(), c4));
+                        for c in v.pipeline_constants(op, ty, wg) {
+                            out.push(PipelineUse::new(&m, v.entry(), c));
                         }
-                        out.push(PipelineUse::new(&m, v.entry(), c));
                     }
                 }
             }

@@ -48,7 +48,7 @@ fn shapes(v: Variant, list: &[(usize, usize, usize)], seed: u64) {
 fn every_tile(v: Variant) {
     let g = gpu();
     let mut tried = 0;
-    for (m, k, n) in [(67, 45, 71), (68, 44, 72), (3, 301, 37)] {
+    for (m, k, n) in [(67, 45, 71), (68, 44, 72), (3, 301, 37), (2, 1284, 17)] {
         let shape = Shape::new(m, k, n).unwrap();
         for limits in [Limits::webgpu_default(), g.limits().clone()] {
             let planner = Planner::new(limits, g.profile.clone());

@@ -1,5 +1,5 @@
-//! `gemv`: the small-M kernel (M = 1 to 8): a bandwidth kernel that reads B once per
-//! eight rows of A with 128-bit loads, adds partial sums along K through workgroup memory, and
+//! `gemv`: the small-M kernel (M = 1 to 8): a bandwidth kernel that reads B once for all the
+//! rows of A (up to eight) with 128-bit loads, several in flight per invocation, adds partial sums along K through workgroup memory, and
 //! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
 //! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
 
@@ -11,8 +11,15 @@ use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
 
-/// Rows of A per invocation (`MB` in the shader).
+/// The most rows of A per invocation (`MB` in the shader).
 pub const MB: u32 = 8;
+
+/// Rows of A per invocation for `m` rows (`MR` in the shader): all of them up to [`MB`], rounded
+/// up to a power of two so that few pipelines serve every M (a 3-row A runs the 4-row one, its
+/// fourth row masked).
+pub fn rows_per_invocation(m: u32) -> u32 {
+    m.clamp(1, MB).next_power_of_two()
+}
 
 fn module(types: Types) -> Module {
     let prelude = types.prelude(false);
@@ -43,7 +50,7 @@ struct Params {
 }
 
 /// The planner's view of the small-M kernel: WX invocations along N (4 columns each) by WK
-/// along K.
+/// along K, each walking slices of KS rows of B.
 #[derive(Clone, Copy, Debug)]
 pub struct GemvTiling {
     /// The problem.
@@ -65,33 +72,46 @@ impl Tiling for GemvTiling {
     }
 
     fn candidates(&self) -> Vec<Spec> {
-        [(64u32, 4u32), (32, 8), (64, 2), (32, 4), (16, 4)]
-            .into_iter()
-            .map(|(wx, wk)| Spec {
-                label: format!("WX={wx},WK={wk}"),
-                constants: vec![("WX", wx), ("WK", wk)],
-                workgroup_size: [wx, wk, 1],
-                usage: KernelUse {
-                    invocations: wx * wk,
-                    // `partial`: one vec4 per invocation.
-                    workgroup_bytes: wx * wk * 16,
-                    // MB vec4 accumulators, a vec4 of B, addressing.
-                    registers: 4 * MB + 4 + 16,
-                },
-                reuse: 1.0,
-                workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
-                    * cdiv(self.shape.m as u64, MB as u64),
-                // Split K so that the few column groups of a wide B fill the GPU; each split at
-                // least 256 deep.
-                split_k: Some(SplitK {
-                    k: round4(self.shape.k),
-                    min_k: 256,
-                    // 128-bit loads along K.
-                    granule: 4,
-                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
-                }),
-            })
-            .collect()
+        let mr = rows_per_invocation(self.shape.m);
+        // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four: what
+        // an f16 B (half the bytes per load) and a small split (few invocations) need to keep
+        // the memory busy.
+        [
+            (64u32, 4u32, 4u32),
+            (32, 8, 4),
+            (64, 2, 4),
+            (32, 4, 4),
+            (16, 4, 4),
+            (64, 4, 8),
+            (32, 8, 8),
+            (32, 4, 8),
+        ]
+        .into_iter()
+        .map(|(wx, wk, ks)| Spec {
+            label: format!("WX={wx},WK={wk},KS={ks}"),
+            constants: vec![("WX", wx), ("WK", wk), ("KS", ks), ("MR", mr)],
+            workgroup_size: [wx, wk, 1],
+            usage: KernelUse {
+                invocations: wx * wk,
+                // `partial`: one vec4 per invocation.
+                workgroup_bytes: wx * wk * 16,
+                // MR vec4 accumulators, KS/4 groups of four vec4 of B in flight, addressing.
+                registers: 4 * mr + 4 * ks + 16,
+            },
+            reuse: 1.0,
+            workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
+                * cdiv(self.shape.m as u64, mr as u64),
+            // Split K so that the few column groups of a wide B fill the GPU; each split at
+            // least 256 deep.
+            split_k: Some(SplitK {
+                k: round4(self.shape.k),
+                min_k: 256,
+                // 128-bit loads along K.
+                granule: 4,
+                partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+            }),
+        })
+        .collect()
     }
 }
 
@@ -138,14 +158,19 @@ impl Kernel for Gemv {
     }
 
     fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
-        let t = GemvTiling {
-            shape: Shape {
-                m: 8,
-                k: 4096,
-                n: 4096,
-            },
-        };
-        support::pipelines(self.0, module, "gemv", fitting(planner, &t))
+        // One set per value of MR (M = 1, 2, 4 and 8 rows per invocation).
+        (0..4)
+            .flat_map(|p| {
+                let t = GemvTiling {
+                    shape: Shape {
+                        m: 1 << p,
+                        k: 4096,
+                        n: 4096,
+                    },
+                };
+                support::pipelines(self.0, module, "gemv", fitting(planner, &t))
+            })
+            .collect()
     }
 
     fn launch<'a>(
@@ -164,7 +189,7 @@ impl Kernel for Gemv {
             // to keep 128-bit loads.
             let mut frame = Frame::new(gpu, module, io, shape).await?;
             let col_groups = (n4 / 4).div_ceil(wx);
-            let row_blocks = m.div_ceil(MB);
+            let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of
             // 4 deep (128-bit loads).
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
@@ -193,8 +218,9 @@ impl Kernel for Gemv {
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {
         let wx = plan.map_or(64, |p| p.constant("WX")) as u64;
+        let mr = plan.map_or(MB, |p| p.constant("MR")) as u64;
         let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
-        // B once per block of MB rows, A once per group of 4·WX columns.
-        k * n * m.div_ceil(MB as u64) + m * k * n.div_ceil(4 * wx)
+        // B once per block of MR rows, A once per group of 4·WX columns.
+        k * n * m.div_ceil(mr) + m * k * n.div_ceil(4 * wx)
     }
 }

@@ -10,6 +10,7 @@
 #   bash scripts/device/compare.sh OUT_DIR [PHASES]
 # PHASES (default "tuned planner shipped torch spread summary") picks parts, so that a run can be
 # split between calls of at most ten minutes; `summary` reads what the others left in OUT_DIR.
+# TUNE_ONLY=1 with `tuned` runs the tune and not the shapes.
 set -euo pipefail
 out=${1:-out}
 phases=${2:-tuned planner shipped torch spread summary}
@@ -34,17 +35,20 @@ shapes() { # label, extra env...
 empty=$(mktemp -d)
 if has tuned; then
   # `tilekit tune` on this GPU into a fresh cache, timed; then the shapes with that cache.
+  # A cache that an earlier call of this script left in OUT_DIR is used as it is (a run split
+  # between calls: the tune in one, the shapes in the next).
   cache=$out/tune-cache
-  rm -rf "$cache"
-  mkdir -p "$cache"
-  start=$(date +%s)
-  TILEKIT_CACHE_DIR=$cache "$bin" tune --json >"$out/tune-report.json"
-  echo "tilekit tune: $(($(date +%s) - start)) s" | tee "$out/tune-time.txt"
-  start=$(date +%s)
-  TILEKIT_CACHE_DIR=$(mktemp -d) "$bin" tune --quick --json >"$out/tune-quick-report.json"
-  echo "tilekit tune --quick: $(($(date +%s) - start)) s" | tee -a "$out/tune-time.txt"
-  cp "$cache/tune.json" "$out/tune.json"
-  shapes tuned TILEKIT_CACHE_DIR="$cache"
+  if [ ! -e "$cache/tune.json" ]; then
+    mkdir -p "$cache"
+    start=$(date +%s)
+    TILEKIT_CACHE_DIR=$cache "$bin" tune --json >"$out/tune-report.json"
+    echo "tilekit tune: $(($(date +%s) - start)) s" | tee "$out/tune-time.txt"
+    start=$(date +%s)
+    TILEKIT_CACHE_DIR=$(mktemp -d) "$bin" tune --quick --json >"$out/tune-quick-report.json"
+    echo "tilekit tune --quick: $(($(date +%s) - start)) s" | tee -a "$out/tune-time.txt"
+    cp "$cache/tune.json" "$out/tune.json"
+  fi
+  if [ -z "${TUNE_ONLY:-}" ]; then shapes tuned TILEKIT_CACHE_DIR="$cache"; fi
 fi
 if has planner; then shapes planner TILEKIT_CACHE_DIR="$empty" TILEKIT_MEASURED=0; fi
 if has shipped; then shapes shipped TILEKIT_CACHE_DIR="$empty"; fi

@@ -58,6 +58,23 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let bound = 24.0 * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>();
         let dx = gpu.upload("reduce input", &x)?;
         let v = gpu.default_reduce_variant();
+        // The floor under any call that returns a value: one 4-byte copy into a staging buffer,
+        // one submission, one wait, one mapping. What the sum's call costs above it is the
+        // launches and their setup.
+        let one = gpu.upload("one float", &[1.5f32])?;
+        b.measure(
+            "reduce-call/floor",
+            "4 B".into(),
+            4,
+            1,
+            Bound::Memory,
+            |_| {
+                let start = std::time::Instant::now();
+                let back = gpu.read(&one)?;
+                let wall = start.elapsed().as_secs_f64();
+                Ok((wall, back == [1.5], "wall time, a 4-byte readback".into()))
+            },
+        )?;
         b.measure(
             "reduce-call/1M",
             format!("{n}"),

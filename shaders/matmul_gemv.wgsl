@@ -33,24 +33,70 @@ struct GemvParams {
 override WX: u32 = 64u;  // invocations along N (4 columns each)
 override WK: u32 = 4u;   // invocations along K
 override KS: u32 = 4u;   // rows of B per slice of an invocation (a multiple of 4)
-override MR: u32 = 8u;   // rows of A per invocation (at most MB)
-const MB: u32 = 8u;      // the accumulators' size: MR of them are used
+override MR: u32 = 8u;   // rows of A per invocation: 1, 2, 4 or 8
 
 var<workgroup> partial: array<vec4<f32>, WX * WK>;
 
-// One group of 4 rows of B (k..k+3) times `rows` rows of A (at most MR) into `acc`.
-fn group4(acc: ptr<function, array<vec4<f32>, MB>>, k: u32, cq: u32, quads: u32, row0: u32,
-          rows: u32) {
+// The MR accumulators and the rows of A they read are named fields, not arrays indexed by the
+// row: an array indexed in a loop lives in local memory unless the driver unrolls the loop, and
+// then every multiply-add goes through memory (what the driver made of it: BENCHMARKS.md, "the
+// small-M kernel"). Fields past MR are compiled out (MR is a pipeline constant). A row past M
+// reads row M-1 (clamped below) and is never stored: no branch per row in the loop.
+struct Acc {
+    r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>, r3: vec4<f32>,
+    r4: vec4<f32>, r5: vec4<f32>, r6: vec4<f32>, r7: vec4<f32>,
+}
+
+// The first vec4 of each of the MR rows of A, clamped into the matrix.
+struct Rows {
+    r0: u32, r1: u32, r2: u32, r3: u32, r4: u32, r5: u32, r6: u32, r7: u32,
+}
+
+// Row `a` of A at columns k..k+3 times the four rows of B: 16 multiply-adds onto `acc`.
+fn row4(acc: vec4<f32>, a: u32, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>,
+        b3: vec4<f32>) -> vec4<f32> {
+    let av = vec4<f32>(ga4[a]);
+    return acc + av.x * b0 + av.y * b1 + av.z * b2 + av.w * b3;
+}
+
+// One group of 4 rows of B (k..k+3) times the MR rows of A into `acc`.
+fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, cq: u32, quads: u32) {
     let b0 = vec4<f32>(gb4[k * quads + cq]);
     let b1 = vec4<f32>(gb4[(k + 1u) * quads + cq]);
     let b2 = vec4<f32>(gb4[(k + 2u) * quads + cq]);
     let b3 = vec4<f32>(gb4[(k + 3u) * quads + cq]);
-    for (var i = 0u; i < MR; i++) {
-        if (i < rows) {
-            let av = vec4<f32>(ga4[((row0 + i) * gp.k + k) / 4u]);
-            (*acc)[i] += av.x * b0 + av.y * b1 + av.z * b2 + av.w * b3;
-        }
+    let k4 = k / 4u;
+    (*acc).r0 = row4((*acc).r0, rows.r0 + k4, b0, b1, b2, b3);
+    if (MR > 1u) {
+        (*acc).r1 = row4((*acc).r1, rows.r1 + k4, b0, b1, b2, b3);
     }
+    if (MR > 2u) {
+        (*acc).r2 = row4((*acc).r2, rows.r2 + k4, b0, b1, b2, b3);
+        (*acc).r3 = row4((*acc).r3, rows.r3 + k4, b0, b1, b2, b3);
+    }
+    if (MR > 4u) {
+        (*acc).r4 = row4((*acc).r4, rows.r4 + k4, b0, b1, b2, b3);
+        (*acc).r5 = row4((*acc).r5, rows.r5 + k4, b0, b1, b2, b3);
+        (*acc).r6 = row4((*acc).r6, rows.r6 + k4, b0, b1, b2, b3);
+        (*acc).r7 = row4((*acc).r7, rows.r7 + k4, b0, b1, b2, b3);
+    }
+}
+
+// Add the WK partial sums of row `i` of this block's columns and store them if `i < stored`
+// (the rows of the block within M; none for a workgroup past the last split). Every invocation
+// calls it: it holds two barriers.
+fn reduce_row(v: vec4<f32>, i: u32, stored: u32, lid: vec3<u32>, row0: u32, cq: u32, quads: u32,
+              out: u32) {
+    partial[lid.y * WX + lid.x] = v;
+    workgroupBarrier();
+    if (lid.y == 0u && i < stored && cq < quads) {
+        var s = partial[lid.x];
+        for (var y = 1u; y < WK; y++) {
+            s += partial[y * WX + lid.x];
+        }
+        gc4[out + (row0 + i) * quads + cq] = Out4(s);
+    }
+    workgroupBarrier();
 }
 
 @compute @workgroup_size(WX, WK)
@@ -65,45 +111,51 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
     let cq = (rem % gp.col_groups) * WX + lid.x;  // which 4 columns
     let quads = gp.n / 4u;
     // Workgroups past the last split (the 2-D fold rounds up) read nothing and store nothing.
-    var rows = 0u;
+    var stored = 0u;
     var k_begin = 0u;
     var k_end = 0u;
     if (split < gp.splits && row0 < gp.m) {
-        rows = min(MR, gp.m - row0);
+        stored = min(MR, gp.m - row0);
         k_begin = min(split * gp.k_split, gp.k);
         k_end = min(k_begin + gp.k_split, gp.k);
     }
-    var acc: array<vec4<f32>, MB>;
-    for (var i = 0u; i < MB; i++) {
-        acc[i] = vec4<f32>(0.0);
-    }
+    let ak = gp.k / 4u;
+    let last = gp.m - 1u;
+    let rows = Rows(min(row0, last) * ak, min(row0 + 1u, last) * ak, min(row0 + 2u, last) * ak,
+                    min(row0 + 3u, last) * ak, min(row0 + 4u, last) * ak,
+                    min(row0 + 5u, last) * ak, min(row0 + 6u, last) * ak,
+                    min(row0 + 7u, last) * ak);
+    var acc = Acc(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0),
+                  vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     if (cq < quads) {
         // Whole slices of KS rows: the driver unrolls the KS/4 groups (KS is a pipeline constant)
         // and may issue all their loads first.
         var k = k_begin + KS * lid.y;
         for (; k + KS <= k_end; k += KS * WK) {
             for (var g = 0u; g < KS; g += 4u) {
-                group4(&acc, k + g, cq, quads, row0, rows);
+                group4(&acc, rows, k + g, cq, quads);
             }
         }
         // The split's ragged end (fewer than KS rows, a multiple of 4): the one invocation whose
         // slice holds it stopped at its start; the others are past k_end.
         for (; k < k_end; k += 4u) {
-            group4(&acc, k, cq, quads, row0, rows);
+            group4(&acc, rows, k, cq, quads);
         }
     }
     // Add the WK partial sums of each column, one row of A at a time.
     let out = split * gp.m * quads;
-    for (var i = 0u; i < MR; i++) {
-        partial[lid.y * WX + lid.x] = acc[i];
-        workgroupBarrier();
-        if (lid.y == 0u && i < rows && cq < quads) {
-            var s = partial[lid.x];
-            for (var y = 1u; y < WK; y++) {
-                s += partial[y * WX + lid.x];
-            }
-            gc4[out + (row0 + i) * quads + cq] = Out4(s);
-        }
-        workgroupBarrier();
+    reduce_row(acc.r0, 0u, stored, lid, row0, cq, quads, out);
+    if (MR > 1u) {
+        reduce_row(acc.r1, 1u, stored, lid, row0, cq, quads, out);
+    }
+    if (MR > 2u) {
+        reduce_row(acc.r2, 2u, stored, lid, row0, cq, quads, out);
+        reduce_row(acc.r3, 3u, stored, lid, row0, cq, quads, out);
+    }
+    if (MR > 4u) {
+        reduce_row(acc.r4, 4u, stored, lid, row0, cq, quads, out);
+        reduce_row(acc.r5, 5u, stored, lid, row0, cq, quads, out);
+        reduce_row(acc.r6, 6u, stored, lid, row0, cq, quads, out);
+        reduce_row(acc.r7, 7u, stored, lid, row0, cq, quads, out);
     }
 }

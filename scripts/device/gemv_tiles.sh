@@ -4,21 +4,25 @@
 # (BENCHMARKS.md, "the small-M kernel"). Needs the release binary in .devbin/ and the Vulkan
 # loader .debs in .gl/ (scripts/device/h100.sh says how):
 #   bash scripts/device/gemv_tiles.sh > gemv.txt
+# SHAPES="M K N;M K N;..." replaces the decode shapes; DTYPES="f16" one precision; TORCH=1 adds
+# PyTorch's time for each shape (scripts/device/torch_matmul.py); TILES="planner WX=.." some of
+# the candidates; TILEKIT_BIN another binary (an older build, to compare).
 set -euo pipefail
 if ! ldconfig -p | grep -q libvulkan; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
 fi
 export XDG_RUNTIME_DIR=/tmp WGPU_BACKEND=vulkan
-bin=$PWD/.devbin/tilekit
+bin=${TILEKIT_BIN:-$PWD/.devbin/tilekit}
 empty=$(mktemp -d)
-tiles=$("$bin" plan matmul 4 4096 4096 --json |
-  python3 -c 'import json, sys; print(" ".join(c["label"] for c in json.load(sys.stdin)["plan"]["candidates"]))')
-for dtype in f32 f16; do
+tiles=${TILES:-planner $("$bin" plan matmul 4 4096 4096 --json |
+  python3 -c 'import json, sys; print(" ".join(c["label"] for c in json.load(sys.stdin)["plan"]["candidates"]))')}
+IFS=';' read -r -a shapes <<<"${SHAPES:-1 11008 4096;4 14336 4096;8 4096 4096;2 4096 11008}"
+for dtype in ${DTYPES:-f32 f16}; do
   variant=gemv
   [ "$dtype" = f16 ] && variant=gemv-f16
-  for shape in "1 11008 4096" "4 14336 4096" "8 4096 4096" "2 4096 11008"; do
-    for tile in planner $tiles; do
+  for shape in "${shapes[@]}"; do
+    for tile in $tiles; do
       args=(--variant "$variant")
       [ "$tile" = planner ] || args+=(--tile "$tile")
       # shellcheck disable=SC2086
@@ -27,3 +31,4 @@ for dtype in f32 f16; do
     done
   done
 done
+if [ -n "${TORCH:-}" ]; then python3 "$(dirname "$0")/torch_matmul.py" "${shapes[@]}"; fi

@@ -11,7 +11,7 @@ use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
 
-/// The most rows of A per invocation (`MB` in the shader).
+/// The most rows of A per invocation (the accumulators the shader names).
 pub const MB: u32 = 8;
 
 /// Rows of A per invocation for `m` rows (`MR` in the shader): all of them up to [`MB`], rounded

@@ -61,8 +61,8 @@ pub struct Chosen {
 }
 
 /// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
-/// 0.9-1.5 TB/s at M = 1, and from M = 16 the pipelined kernel with split-K is faster
-/// (BENCHMARKS.md, the matmul sweep).
+/// 2.1-2.2 TB/s at M = 1 and 1.8 TB/s at M = 8 (f16, K = 14336), and from M = 16 the pipelined
+/// kernel with split-K is faster in f32 (BENCHMARKS.md, "the small-M kernel").
 pub const GEMV_MAX_M: u32 = 8;
 
 impl Gpu {

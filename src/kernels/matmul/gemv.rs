@@ -1,5 +1,5 @@
-//! `gemv`: the small-M kernel (M = 1 to 8): a bandwidth kernel that reads B once for all the
-//! rows of A (up to eight) with 128-bit loads, several in flight per invocation, adds partial sums along K through workgroup memory, and
+//! `gemv`: the small-M kernel (M = 1 to 16): a bandwidth kernel that reads B once for each
+//! block of up to eight rows of A with 128-bit loads, several in flight per invocation, adds partial sums along K through workgroup memory, and
 //! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
 //! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
 
@@ -133,7 +133,7 @@ impl Kernel for Gemv {
 
     fn about(&self) -> &'static str {
         match self.0 {
-            Precision::F32 => "small M (matrix-vector to ~32 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU",
+            Precision::F32 => "small M (matrix-vector to 16 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU",
             Precision::F16 => "gemv reading f16 operands (half the bytes of B), f32 arithmetic (needs SHADER_F16)",
         }
     }

@@ -1,30 +1,13 @@
 """PyTorch's matmul time for each shape given ("M K N"), f32 (cuBLAS, TF32 off) and f16 (f32
 accumulation), median of 10 after warm-up by CUDA events, one line per shape and precision:
   python3 scripts/device/torch_matmul.py "1 4096 4096" "4 14336 4096" ..."""
-import statistics
 import sys
-import time
 
 import torch
+from cuda_timing import timed
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.set_float32_matmul_precision("highest")
-
-
-def timed(fn, repeats=10, warmup_s=0.25):
-    start = time.perf_counter()
-    while time.perf_counter() - start < warmup_s:
-        fn()
-        torch.cuda.synchronize()
-    out = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        out.append(a.elapsed_time(b) / 1e3)
-    return statistics.median(out)
 
 
 for shape in sys.argv[1:]:

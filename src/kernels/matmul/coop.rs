@@ -122,10 +122,13 @@ impl Tiling for CoopTiling {
         let sg = self.subgroup;
         // BM×BN×BK blocks of 32×64 subgroup tiles (the shader's WM×WN). 128×256 needs BK = 16
         // to fit 48 KiB; 256×128×16 is listed to show the limit: its 16 subgroups' epilogue
-        // scratch takes it 512 bytes over.
+        // scratch takes it 512 bytes over. 256×64 (8 subgroups in a column) is for a C with few
+        // columns, where a 128×256 block would mostly overhang (H200, 8192×8192×64: 128 µs
+        // against 128×256's 172; BENCHMARKS.md, 2026-11-24).
         [
             (128u32, 256u32, 16u32),
             (256, 128, 16),
+            (256, 64, 16),
             (128, 128, 32),
             (64, 128, 32),
             (64, 64, 32),
@@ -151,10 +154,20 @@ impl Tiling for CoopTiling {
                     // loads' origins (one each), addressing.
                     registers: 8 * per_frag + 6 * per_frag / 2 + 2 * 2 * loads + loads + 24,
                 },
+                // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
+                // the square root of the fraction of the block inside C. The scalar kernels are
+                // charged the whole fraction (an idle row costs what a busy one does); the matrix
+                // units do an overhanging block's idle multiply-adds for little next to its loads
+                // and staging, and a large block keeps more subgroups busy, so the charge is
+                // milder. Measured (BENCHMARKS.md, 2026-11-24): the whole charge chose 64×64
+                // blocks for 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256
+                // for 8192×8192×64, 172 µs against 256×64's 128; the square root picks the
+                // fastest at both (not at N = 128: 128×256, 175 µs against 128×128's 145).
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;
                     let en = bn.min(round4(self.shape.n)) as f64;
-                    2.0 * em * en / (em + en) * (em * en) / (bm * bn) as f64
+                    let inside = em * en / (bm * bn) as f64;
+                    2.0 * em * en / (em + en) * inside.sqrt()
                 },
                 workgroups: cdiv(self.shape.m as u64, bm as u64)
                     * cdiv(round4(self.shape.n) as u64, bn as u64),

@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn every_loop_counts_and_the_result_is_valid_wgsl() {
-        let src = "enable f16;\n// for a while: loop {\nvar<workgroup> t: array<f32, 64>;\n@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {\n    var acc = 0.0;\n    for (var k = 0u; k < 8u; k++) { acc += 1.0; }\n    var j = 0u;\n    while j < 4u { j += 1u; }\n    loop { if (j > 9u) { break; } j += 1u; continuing { j += 0u; } }\n    t[i] = acc;\n    workgroupBarrier();\n}\nfn no_loops(x: f32) -> f32 { return x * 2.0; }\n";
+        let src = include_str!("../../shaders/checks/bound_loops.wgsl");
         let out = bound_loops(src, 1000);
         valid(&out);
         assert_eq!(out.matches("tilekit_steps_").count(), 9, "{out}");

@@ -451,49 +451,37 @@ mod tests {
         divergent_barriers(&m, src)
     }
 
-    const HEAD: &str = "var<workgroup> t: array<f32, 64>;\n@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n";
-
     #[test]
     fn a_barrier_under_an_invocation_id_branch_is_found_with_its_line() {
-        let src = format!(
-            "{HEAD}@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_id) l: vec3<u32>) {{\n  let tx = l.x;\n  if (tx == 0u) {{\n    workgroupBarrier();\n  }}\n  o[tx] = t[tx];\n}}\n"
-        );
-        let d = check(&src);
+        let src = include_str!("../../shaders/checks/uniformity_id_branch.wgsl");
+        let d = check(src);
         assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(d[0].line, 7);
+        assert_eq!(d[0].line, 8);
         assert_eq!(d[0].what, "workgroupBarrier()");
     }
 
     #[test]
     fn an_early_return_before_a_barrier_is_found() {
-        let src = format!(
-            "{HEAD}@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n  if (g.x >= arrayLength(&o)) {{ return; }}\n  t[g.x % 64u] = 1.0;\n  workgroupBarrier();\n  o[g.x] = t[0];\n}}\n"
-        );
-        assert_eq!(check(&src).len(), 1);
+        let src = include_str!("../../shaders/checks/uniformity_early_return.wgsl");
+        assert_eq!(check(src).len(), 1);
     }
 
     #[test]
     fn uniform_loops_and_branches_pass() {
-        let src = format!(
-            "{HEAD}struct P {{ n: u32 }}\n@group(0) @binding(1) var<uniform> p: P;\n@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>) {{\n  var acc = 0.0;\n  for (var k = 0u; k < p.n; k += 1u) {{\n    t[l.x] = f32(k);\n    workgroupBarrier();\n    if (l.x < 32u) {{ acc += t[l.x + 32u]; }}\n    workgroupBarrier();\n  }}\n  if (w.x == 0u) {{ workgroupBarrier(); }}\n  for (var s = 32u; s > 0u; s >>= 1u) {{\n    if (l.x < s) {{ t[l.x] += t[l.x + s]; }}\n    workgroupBarrier();\n  }}\n  o[l.x] = acc;\n}}\n"
-        );
-        assert_eq!(check(&src), vec![]);
+        let src = include_str!("../../shaders/checks/uniformity_uniform.wgsl");
+        assert_eq!(check(src), vec![]);
     }
 
     #[test]
     fn a_loop_bound_from_the_invocation_id_or_a_loop_left_early_is_divergent() {
-        let src = format!(
-            "{HEAD}@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {{\n  for (var k = 0u; k < i; k += 1u) {{\n    workgroupBarrier();\n  }}\n  for (var k = 0u; k < 4u; k += 1u) {{\n    if (t[i] > 0.0) {{ break; }}\n    workgroupBarrier();\n  }}\n}}\n"
-        );
-        assert_eq!(check(&src).len(), 2);
+        let src = include_str!("../../shaders/checks/uniformity_divergent_loops.wgsl");
+        assert_eq!(check(src).len(), 2);
     }
 
     #[test]
     fn a_local_that_takes_an_id_taints_what_reads_it() {
-        let src = format!(
-            "{HEAD}fn sync() {{ workgroupBarrier(); }}\n@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {{\n  var c = 0u;\n  c = i;\n  if (c > 3u) {{ sync(); }}\n}}\n"
-        );
-        let d = check(&src);
+        let src = include_str!("../../shaders/checks/uniformity_tainted_local.wgsl");
+        let d = check(src);
         assert_eq!(d.len(), 1, "{d:?}");
         assert!(d[0].what.contains("sync"));
     }

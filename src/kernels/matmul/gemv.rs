@@ -150,6 +150,14 @@ impl Kernel for Gemv {
         Ok(Some(Box::new(GemvTiling { shape })))
     }
 
+    fn worth_tuning(&self, shape: Shape) -> bool {
+        // B read once per 8 rows of A: past twice the rows where the planner stops choosing
+        // it, it only loses, and slowly (H100, 2026-11-24: at M = 32 it was level with the
+        // pipelined kernel in f32 and took 1.6 times the cooperative kernel's time in f16; at
+        // 8192³ each of its trials took 0.2 s, nine times the fastest kernel's).
+        shape.m <= 2 * super::GEMV_MAX_M
+    }
+
     fn modules(&self) -> Vec<Module> {
         support::types_of(self.0)
             .iter()

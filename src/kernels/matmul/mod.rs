@@ -167,6 +167,11 @@ pub(crate) trait Kernel: Sync {
     /// The planner's view of it for `shape` (`None`: it has no tile to choose). A typed error
     /// when the adapter cannot run it at all (a missing cooperative-matrix configuration).
     fn tiling(&self, shape: Shape, caps: &Caps) -> Result<Option<Box<dyn Tiling>>>;
+    /// Whether `tilekit tune` times it at `shape`: every variant everywhere, but one written
+    /// for a range of shapes outside which it only loses (and slowly).
+    fn worth_tuning(&self, _shape: Shape) -> bool {
+        true
+    }
     /// The shader modules it builds.
     fn modules(&self) -> Vec<Module>;
     /// Every pipeline it can launch under `planner`'s limits.
@@ -242,6 +247,11 @@ impl Variant {
     /// the shader-translation tests build).
     pub fn pipelines(self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse> {
         self.0.pipelines(planner, caps)
+    }
+
+    /// Whether `tilekit tune` times it at `shape`.
+    pub(crate) fn worth_tuning(self, shape: Shape) -> bool {
+        self.0.worth_tuning(shape)
     }
 
     /// Elements it loads from global memory for one product with `plan` (PMPP 4.2's count).

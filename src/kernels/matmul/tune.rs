@@ -263,12 +263,7 @@ fn contenders(precision: Precision) -> Vec<Variant> {
 pub fn candidates(gpu: &Gpu, shape: Shape, precision: Precision) -> Vec<(Variant, Option<String>)> {
     let mut all = Vec::new();
     for v in contenders(precision) {
-        // The small-M kernel reads B once per 8 rows of A: past twice the rows where the
-        // planner stops choosing it, it only loses, and slowly (H100, 2026-11-24: at M = 32 it was
-        // level with the pipelined kernel in f32 and took 1.6 times the cooperative kernel's
-        // time in f16; at 8192³ each of its trials took 0.2 s, nine times the fastest kernel's).
-        let small_m = v == Variant::GEMV || v == Variant::GEMV_F16;
-        if small_m && shape.m > 2 * super::GEMV_MAX_M {
+        if !v.worth_tuning(shape) {
             continue;
         }
         if gpu.plan_matmul(v, shape, None).is_err() {

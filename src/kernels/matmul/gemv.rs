@@ -1,7 +1,8 @@
 //! `gemv`: the small-M kernel (M = 1 to 16): a bandwidth kernel that reads B once for each
-//! block of up to eight rows of A with 128-bit loads, several in flight per invocation, adds partial sums along K through workgroup memory, and
-//! splits K across workgroups so that even a matrix-vector product fills the GPU. Shader:
-//! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`.
+//! block of up to eight rows of A with 128-bit loads, several in flight per invocation, adds
+//! partial sums along K through workgroup memory, and splits K across workgroups so that even a
+//! matrix-vector product fills the GPU. Shader: `shaders/matmul_gemv.wgsl` after
+//! `shaders/matmul_support.wgsl`.
 
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
@@ -73,9 +74,10 @@ impl Tiling for GemvTiling {
 
     fn candidates(&self) -> Vec<Spec> {
         let mr = rows_per_invocation(self.shape.m);
-        // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four: what
-        // an f16 B (half the bytes per load) and a small split (few invocations) need to keep
-        // the memory busy.
+        // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four, at the
+        // cost of registers (so the occupancy score prefers KS = 4). On the H100 the tuner chose
+        // KS = 8 for every f32 bucket from M = 1 to 32, and KS = 4 for f16 (BENCHMARKS.md,
+        // 2026-11-24): a candidate for the tuner, not yet a rule of the planner.
         [
             (64u32, 4u32, 4u32),
             (32, 8, 4),

@@ -62,9 +62,10 @@ pub struct Chosen {
 
 /// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
 /// 2.1-2.2 TB/s at M = 1 and 1.8 TB/s at M = 8 (f16, K = 14336); at M = 16 (two blocks of 8
-/// rows) it still beats the pipelined kernel (f32, 63 against 85 µs at 16×4096×4096) and the
-/// cooperative one (f16, 35 against 67 µs), and at M = 32 the cooperative kernel's large tiles
-/// take over (BENCHMARKS.md, "the small-M kernel").
+/// rows) it still beats the pipelined kernel (f32, 63 against 85 µs at 16×4096×4096) and is
+/// level with the cooperative one (f16 on an H200: 34 against 35 µs; 90 against 83 at
+/// 16×14336×4096); from M = 24 the cooperative kernel's 128×256 blocks take over (BENCHMARKS.md,
+/// "the small-M kernel" and the H200 calls).
 pub const GEMV_MAX_M: u32 = 16;
 
 impl Gpu {

@@ -298,3 +298,44 @@ proptest! {
         check(m, k, n, &Selection::Variant(vs[v % vs.len()]), seed);
     }
 }
+
+/// The pipelined kernel's register estimate decides how many workgroups a multiprocessor holds,
+/// and with it the split of K. On the hopper profile it gives each tile the residency of the
+/// registers NVIDIA's driver allocated on the H100 (scripts/device/stats, BENCHMARKS.md
+/// 2026-11-24: 64×64×8 has 167, six workgroups of 64 invocations per multiprocessor, not seven).
+/// Sized for seven, 64×8192×8192 ran in 7 splits, a second wave of workgroups: 287 µs against
+/// 232 in 6. Pure planning: nothing is launched.
+#[test]
+fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
+    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    use tilekit::limits::DeviceProfile;
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let plan = |m, k, n, tile: &str| {
+        let tiling = PipelinedTiling {
+            shape: Shape { m, k, n },
+        };
+        planner.plan_forced(&tiling, tile).unwrap()
+    };
+    // (tile, workgroups per multiprocessor by the driver's register count on the H100)
+    for (tile, resident) in [
+        ("128x128x8", 2),
+        ("128x128x16", 1),
+        ("128x64x16", 2),
+        ("64x128x16", 2),
+        ("64x64x16", 4),
+        ("64x64x8", 6),
+    ] {
+        let c = plan(4096, 4096, 4096, tile);
+        assert_eq!(c.choice().residency.workgroups, resident, "{tile}");
+    }
+    // 128 blocks of 64×64 in 6 splits: 768 workgroups, one wave of 132 × 6.
+    let p = plan(64, 8192, 8192, "64x64x8");
+    assert_eq!((p.choice().splits, p.choice().workgroups), (6, 768));
+    let p = plan(8192, 8192, 64, "64x64x8");
+    assert_eq!(p.choice().splits, 6);
+    // 64 blocks: 11 splits (704 workgroups) come within 12% of the best wave count (12 splits).
+    assert_eq!(plan(64, 4096, 4096, "64x64x8").choice().splits, 11);
+}

@@ -349,3 +349,39 @@ fn ulp(h: f16) -> f32 {
     let next = f16::from_bits(h.to_bits() + 1);
     (next.to_f32() - h.to_f32()).abs()
 }
+
+/// Every cooperative block keeps each operand's global loads within the shader's `MAX_LOADS`
+/// (8 vec4s per invocation per slice, `shaders/matmul_coop.wgsl`): a block past it would index
+/// past the end of the shader's `Slice` arrays. Pure planning: nothing is launched.
+#[test]
+fn every_coop_block_keeps_its_loads_within_the_shaders_arrays() {
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let shape = Shape {
+        m: 24,
+        k: 4096,
+        n: 4096,
+    };
+    let tiling = CoopTiling::new(shape, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
+    let max_loads = include_str!("../shaders/matmul_coop.wgsl")
+        .lines()
+        .find_map(|l| l.strip_prefix("const MAX_LOADS: u32 = "))
+        .and_then(|rest| rest.split('u').next())
+        .and_then(|v| v.parse::<u32>().ok())
+        .expect("the shader declares MAX_LOADS");
+    let candidates = planner.analyse(&tiling);
+    assert!(candidates.iter().any(|c| c.label == "32x512x16"));
+    for c in candidates {
+        let k = |name: &str| c.constants.iter().find(|x| x.0 == name).unwrap().1;
+        let (bm, bn, bk) = (k("BM"), k("BN"), k("BK"));
+        let inv = c.usage.invocations;
+        let (a, b) = ((bm * bk / 4).div_ceil(inv), (bk * bn / 4).div_ceil(inv));
+        assert!(
+            a <= max_loads && b <= max_loads,
+            "{}: {a} and {b} loads per invocation, the shader holds {max_loads}",
+            c.label
+        );
+    }
+}

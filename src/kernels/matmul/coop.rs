@@ -124,11 +124,18 @@ impl Tiling for CoopTiling {
         // to fit 48 KiB; 256×128×16 is listed to show the limit: its 16 subgroups' epilogue
         // scratch takes it 512 bytes over. 256×64 (8 subgroups in a column) is for a C with few
         // columns, where a 128×256 block would mostly overhang (H200, 8192×8192×64: 128 µs
-        // against 128×256's 172; BENCHMARKS.md, 2026-11-24).
+        // against 128×256's 172; BENCHMARKS.md, 2026-11-24). 32×512 (8 subgroups in a row)
+        // is for an A of few rows, 17 to about 40 (fewer go to gemv): a 128-row block computes
+        // four to seven times the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096
+        // 79 µs against 128×256's 87, 32×4096×11008 64 against 68; level at K = N = 4096,
+        // behind from 40 rows).
+        // Every block keeps each operand's loads within the shader's MAX_LOADS (8) per
+        // invocation per slice.
         [
             (128u32, 256u32, 16u32),
             (256, 128, 16),
             (256, 64, 16),
+            (32, 512, 16),
             (128, 128, 32),
             (64, 128, 32),
             (64, 64, 32),

@@ -89,8 +89,17 @@ impl Tiling for PipelinedTiling {
                     invocations: wx * wy,
                     // Two buffers of the A and B slices, f32.
                     workgroup_bytes: 2 * (bk * bm + bk * bn) * 4,
-                    // 64 accumulators, 16 operands, two sets of prefetched vec4s, addressing.
-                    registers: 64 + 16 + 2 * 4 * loads + 24,
+                    // 64 accumulators, 16 operands, three sets of prefetched vec4s (two
+                    // slices ahead and the one being stored), addressing; at BK = 16 the
+                    // driver keeps more of the unrolled steps' operands live (+40). Fitted to
+                    // what NVIDIA's driver allocated on the H100 (scripts/device/stats,
+                    // BENCHMARKS.md 2026-11-24): 128, 207, 225, 229, 239, 167 for the tiles
+                    // above, estimated 128, 192, 216, 216, 240, 152: the same residency for
+                    // each. Two sets, as before, gave 64×64×8 seven workgroups per
+                    // multiprocessor where the driver's 167 registers allow six, and the split
+                    // of K sized for seven ran a second wave (64×8192×8192: 287 µs in 7 splits
+                    // against 232 in 6).
+                    registers: 64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 },
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

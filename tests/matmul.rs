@@ -339,3 +339,35 @@ fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
     // 64 blocks: 11 splits (704 workgroups) come within 12% of the best wave count (12 splits).
     assert_eq!(plan(64, 4096, 4096, "64x64x8").choice().splits, 11);
 }
+
+/// The small-M kernel's splits on the hopper profile, with the registers NVIDIA's driver
+/// allocated (f32 at eight rows per invocation: 72, three workgroups per multiprocessor). Sized
+/// for four, f32 8×4096×4096 ran its 15 splits in two waves: 47 µs against 37 in 11
+/// (BENCHMARKS.md, 2026-11-24). Pure planning: nothing is launched.
+#[test]
+fn the_small_m_kernels_split_counts_the_workgroups_the_registers_allow() {
+    use tilekit::kernels::matmul::gemv::GemvTiling;
+    use tilekit::limits::DeviceProfile;
+    let planner = Planner::new(
+        Limits::preset("h100").unwrap(),
+        DeviceProfile::named("hopper").unwrap(),
+    );
+    let plan = |m, k, n, precision| {
+        let tiling = GemvTiling {
+            shape: Shape { m, k, n },
+            precision,
+        };
+        let p = planner.plan(&tiling).unwrap();
+        let c = p.choice();
+        (c.label.clone(), c.residency.workgroups, c.splits)
+    };
+    let tile = "WX=32,WK=8,KS=4".to_string();
+    // 32 column groups; one wave holds 132 × 3 = 396 workgroups: 12 splits, 11 within 12%.
+    assert_eq!(plan(8, 4096, 4096, Precision::F32), (tile.clone(), 3, 11));
+    assert_eq!(plan(16, 4096, 4096, Precision::F32), (tile.clone(), 3, 6));
+    // Four rows: 54 registers in f32 (four workgroups), 40 in f16 (six).
+    assert_eq!(plan(4, 14336, 4096, Precision::F32), (tile.clone(), 4, 15));
+    assert_eq!(plan(4, 14336, 4096, Precision::F16), (tile.clone(), 6, 22));
+    // One row: the thread count binds (eight workgroups of 256).
+    assert_eq!(plan(1, 4096, 4096, Precision::F16).1, 8);
+}

@@ -50,12 +50,36 @@ struct Params {
     _pad: u32,
 }
 
+/// Registers per invocation: what NVIDIA's driver allocated for each pipeline on the H100
+/// (scripts/device/stats, BENCHMARKS.md 2026-11-24), rounded up where tiles differ. The count
+/// decides how many workgroups a multiprocessor holds, and with it the split of K: estimated
+/// as MR vec4 accumulators, four vec4 of B per four rows in flight and addressing
+/// (4·MR + 4·KS + 16), f32 at MR = 8 came out at 64 where the driver allocates 72, four
+/// workgroups per multiprocessor instead of three, and every split sized for one wave ran two
+/// (f32 8×4096×4096: 47 µs in 15 splits, 37 in 11).
+fn registers(precision: Precision, mr: u32, ks: u32) -> u32 {
+    match (precision, mr) {
+        // Up to two rows: 28 to 34 (34 for f32 at KS = 8).
+        (Precision::F32, 1) if ks == 8 => 34,
+        (_, 1 | 2) => 32,
+        // Four rows: 48 to 54 in f32, 39 or 40 in f16.
+        (Precision::F32, 4) => 54,
+        (Precision::F16, 4) => 40,
+        // Eight rows: 72 in f32 (79 or 80 at KS = 8), 64 in f16.
+        (Precision::F32, _) if ks == 8 => 80,
+        (Precision::F32, _) => 72,
+        (Precision::F16, _) => 64,
+    }
+}
+
 /// The planner's view of the small-M kernel: WX invocations along N (4 columns each) by WK
 /// along K, each walking slices of KS rows of B.
 #[derive(Clone, Copy, Debug)]
 pub struct GemvTiling {
     /// The problem.
     pub shape: Shape,
+    /// The operands' type (the registers differ: f16 operands are widened as they are read).
+    pub precision: Precision,
 }
 
 impl Tiling for GemvTiling {
@@ -74,46 +98,48 @@ impl Tiling for GemvTiling {
 
     fn candidates(&self) -> Vec<Spec> {
         let mr = rows_per_invocation(self.shape.m);
-        // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four, at the
-        // cost of registers (so the occupancy score prefers KS = 4). On the H100 the tuner chose
-        // KS = 8 for every f32 bucket from M = 1 to 32, and KS = 4 for f16 (BENCHMARKS.md,
-        // 2026-11-24): a candidate for the tuner, not yet a rule of the planner.
-        [
-            (64u32, 4u32, 4u32),
-            (32, 8, 4),
-            (64, 2, 4),
-            (32, 4, 4),
-            (16, 4, 4),
-            (64, 4, 8),
-            (32, 8, 8),
-            (32, 4, 8),
-        ]
-        .into_iter()
-        .map(|(wx, wk, ks)| Spec {
-            label: format!("WX={wx},WK={wk},KS={ks}"),
-            constants: vec![("WX", wx), ("WK", wk), ("KS", ks), ("MR", mr)],
-            workgroup_size: [wx, wk, 1],
-            usage: KernelUse {
-                invocations: wx * wk,
-                // `partial`: one vec4 per invocation.
-                workgroup_bytes: wx * wk * 16,
-                // MR vec4 accumulators, KS/4 groups of four vec4 of B in flight, addressing.
-                registers: 4 * mr + 4 * ks + 16,
-            },
-            reuse: 1.0,
-            workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
-                * cdiv(self.shape.m as u64, mr as u64),
-            // Split K so that the few column groups of a wide B fill the GPU; each split at
-            // least 256 deep.
-            split_k: Some(SplitK {
-                k: round4(self.shape.k),
-                min_k: 256,
-                // 128-bit loads along K.
-                granule: 4,
-                partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
-            }),
-        })
-        .collect()
+        // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four: a
+        // candidate for the tuner in f32 (on the H100 it ran 1–13% behind KS = 4 in f16 and
+        // 0–4% behind in f32, each at its best split; BENCHMARKS.md, 2026-11-24). Listed first,
+        // so that where the occupancy score ties the two (the same workgroups per
+        // multiprocessor) KS = 4 stands: the planner keeps the last of equal scores.
+        let wide: &[(u32, u32, u32)] = match self.precision {
+            Precision::F32 => &[(64, 4, 8), (32, 8, 8), (32, 4, 8)],
+            Precision::F16 => &[],
+        };
+        wide.iter()
+            .chain(&[
+                (64u32, 4u32, 4u32),
+                (32, 8, 4),
+                (64, 2, 4),
+                (32, 4, 4),
+                (16, 4, 4),
+            ])
+            .copied()
+            .map(|(wx, wk, ks)| Spec {
+                label: format!("WX={wx},WK={wk},KS={ks}"),
+                constants: vec![("WX", wx), ("WK", wk), ("KS", ks), ("MR", mr)],
+                workgroup_size: [wx, wk, 1],
+                usage: KernelUse {
+                    invocations: wx * wk,
+                    // `partial`: one vec4 per invocation.
+                    workgroup_bytes: wx * wk * 16,
+                    registers: registers(self.precision, mr, ks),
+                },
+                reuse: 1.0,
+                workgroups: cdiv(round4(self.shape.n) as u64 / 4, wx as u64)
+                    * cdiv(self.shape.m as u64, mr as u64),
+                // Split K so that the few column groups of a wide B fill the GPU; each split at
+                // least 256 deep.
+                split_k: Some(SplitK {
+                    k: round4(self.shape.k),
+                    min_k: 256,
+                    // 128-bit loads along K.
+                    granule: 4,
+                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                }),
+            })
+            .collect()
     }
 }
 
@@ -149,7 +175,10 @@ impl Kernel for Gemv {
     }
 
     fn tiling(&self, shape: Shape, _: &Caps) -> Result<Option<Box<dyn Tiling>>> {
-        Ok(Some(Box::new(GemvTiling { shape })))
+        Ok(Some(Box::new(GemvTiling {
+            shape,
+            precision: self.0,
+        })))
     }
 
     fn worth_tuning(&self, shape: Shape) -> bool {
@@ -177,6 +206,7 @@ impl Kernel for Gemv {
                         k: 4096,
                         n: 4096,
                     },
+                    precision: self.0,
                 };
                 support::pipelines(self.0, module, "gemv", fitting(planner, &t))
             })

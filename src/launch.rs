@@ -46,6 +46,12 @@ pub struct Timing {
 /// Timed calls per [`Gpu::measure`] after the warm-up.
 pub const STEADY_RUNS: usize = 5;
 
+/// Seconds without GPU work after which the clocks count as idle ([`Gpu::warm_up_seconds`]).
+const IDLE_SECONDS: f64 = 0.2;
+
+/// The warm-up after an idle stretch ([`Gpu::warm_up_seconds`]).
+const IDLE_WARM_UP_SECONDS: f64 = 1.0;
+
 /// A run timed by [`Gpu::measure`]: the median run, and the fastest and slowest of the timed ones.
 #[derive(Clone, Debug)]
 pub struct Measured<R> {
@@ -233,9 +239,9 @@ impl Gpu {
             .lock()
             .ok()
             .and_then(|t| *t)
-            .is_none_or(|t| t.elapsed().as_secs_f64() > 0.2);
+            .is_none_or(|t| t.elapsed().as_secs_f64() > IDLE_SECONDS);
         if idle {
-            1.0
+            IDLE_WARM_UP_SECONDS
         } else {
             0.25
         }
@@ -245,14 +251,26 @@ impl Gpu {
     /// cache may finish compiling them at their first dispatch: 1.44 s was once reported for a
     /// 3 ms matmul), then calls back to back until the GPU has been busy for
     /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] timed calls: their median and spread.
+    /// The warm-up is counted from the end of the first call, and a first call that took longer
+    /// than the idle threshold (0.2 s: a pipeline compiled while the GPU waited) earns the idle
+    /// warm-up. Counted from before it, a compile longer than the warm-up left none, and the
+    /// runs were timed at whatever clock the idle GPU had fallen to (in a `tilekit tune` on the
+    /// H100 the cooperative kernel's first tile measured 987 µs at 4096³ and 1126 µs at 4095³,
+    /// 555–605 warm, and a slower tile was recorded as the winner; BENCHMARKS.md, 2026-11-24).
     pub async fn measure_async<R>(
         &self,
         mut f: impl AsyncFnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
     ) -> Result<Measured<R>> {
-        let warm_up = self.warm_up_seconds();
-        let start = Instant::now();
+        let before = self.warm_up_seconds();
+        let first = Instant::now();
         f().await?;
+        let warm_up = if first.elapsed().as_secs_f64() > IDLE_SECONDS && !self.is_cpu() {
+            IDLE_WARM_UP_SECONDS
+        } else {
+            before
+        };
+        let start = Instant::now();
         while start.elapsed().as_secs_f64() < warm_up {
             f().await?;
         }

@@ -308,11 +308,7 @@ proptest! {
 #[test]
 fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
     use tilekit::kernels::matmul::pipelined::PipelinedTiling;
-    use tilekit::limits::DeviceProfile;
-    let planner = Planner::new(
-        Limits::preset("h100").unwrap(),
-        DeviceProfile::named("hopper").unwrap(),
-    );
+    let planner = common::hopper_planner();
     let plan = |m, k, n, tile: &str| {
         let tiling = PipelinedTiling {
             shape: Shape { m, k, n },
@@ -347,11 +343,7 @@ fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
 #[test]
 fn the_small_m_kernels_split_counts_the_workgroups_the_registers_allow() {
     use tilekit::kernels::matmul::gemv::GemvTiling;
-    use tilekit::limits::DeviceProfile;
-    let planner = Planner::new(
-        Limits::preset("h100").unwrap(),
-        DeviceProfile::named("hopper").unwrap(),
-    );
+    let planner = common::hopper_planner();
     let plan = |m, k, n, precision| {
         let tiling = GemvTiling {
             shape: Shape { m, k, n },

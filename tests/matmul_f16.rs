@@ -11,7 +11,7 @@ use tilekit::gpu::CoopConfig;
 use tilekit::kernels::matmul::coop::{CoopTiling, FRAGMENT};
 use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
 use tilekit::kernels::matmul::{Selection, Variant};
-use tilekit::{DeviceProfile, Error, Limits, Planner};
+use tilekit::Error;
 
 fn caps(coop: Vec<CoopConfig>, subgroup_sizes: [u32; 2]) -> Caps {
     Caps {
@@ -49,10 +49,7 @@ fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragm
         },
     ];
     let tiling = CoopTiling::new(SQUARE, &caps(h100.clone(), [32, 32]), "h100").unwrap();
-    let planner = Planner::new(
-        Limits::preset("h100").unwrap(),
-        DeviceProfile::named("hopper").unwrap(),
-    );
+    let planner = common::hopper_planner();
     let plan = planner.plan(&tiling).unwrap();
     let c = plan.choice();
     assert!(c.usage.workgroup_bytes <= 48 * 1024, "{}", c.label);
@@ -92,10 +89,7 @@ fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragm
 fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
     // The hopper profile: 132 multiprocessors; a 128×256 block holds one of them on its own
     // (its registers), so slots are counted in those.
-    let planner = Planner::new(
-        Limits::preset("h100").unwrap(),
-        DeviceProfile::named("hopper").unwrap(),
-    );
+    let planner = common::hopper_planner();
     let plan = |m, k, n| {
         let shape = Shape { m, k, n };
         let tiling = CoopTiling::new(shape, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
@@ -355,10 +349,7 @@ fn ulp(h: f16) -> f32 {
 /// past the end of the shader's `Slice` arrays. Pure planning: nothing is launched.
 #[test]
 fn every_coop_block_keeps_its_loads_within_the_shaders_arrays() {
-    let planner = Planner::new(
-        Limits::preset("h100").unwrap(),
-        DeviceProfile::named("hopper").unwrap(),
-    );
+    let planner = common::hopper_planner();
     let shape = Shape {
         m: 24,
         k: 4096,

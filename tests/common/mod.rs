@@ -59,3 +59,12 @@ pub fn random_u32(len: usize, seed: u64) -> Vec<u32> {
     let mut rng = StdRng::seed_from_u64(seed);
     (0..len).map(|_| rng.random()).collect()
 }
+
+/// The planner for an H100 (its measured limits and the hopper profile), for tests of pure
+/// planning: nothing is launched.
+pub fn hopper_planner() -> tilekit::Planner {
+    tilekit::Planner::new(
+        tilekit::Limits::preset("h100").unwrap(),
+        tilekit::DeviceProfile::named("hopper").unwrap(),
+    )
+}

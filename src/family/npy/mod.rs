@@ -421,32 +421,26 @@ pub fn to_bytes(array: &Array) -> Result<Vec<u8>> {
             }
         };
     }
+    // The number types that have their own byte order methods: in the file's order.
+    macro_rules! put_ordered {
+        ($v:expr, $t:ty) => {
+            put!($v, |x: &$t| if big {
+                x.to_be_bytes()
+            } else {
+                x.to_le_bytes()
+            })
+        };
+    }
     match &array.data {
         Data::F16(v) => put!(v, |x: &f16| if big {
             x.to_bits().to_be_bytes()
         } else {
             x.to_bits().to_le_bytes()
         }),
-        Data::F32(v) => put!(v, |x: &f32| if big {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        }),
-        Data::F64(v) => put!(v, |x: &f64| if big {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        }),
-        Data::I32(v) => put!(v, |x: &i32| if big {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        }),
-        Data::U32(v) => put!(v, |x: &u32| if big {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        }),
+        Data::F32(v) => put_ordered!(v, f32),
+        Data::F64(v) => put_ordered!(v, f64),
+        Data::I32(v) => put_ordered!(v, i32),
+        Data::U32(v) => put_ordered!(v, u32),
         Data::U8(v) => out.extend(v),
     }
     Ok(out)

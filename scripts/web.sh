@@ -4,9 +4,10 @@
 #   scripts/web.sh            build, then serve (prints the address; Ctrl-C stops it)
 #   scripts/web.sh --build    build only
 #   scripts/web.sh --test     build, then open it in headless Chromium and check it (CI)
-# PORT sets the port (default 8417). The toolchain is installed when missing: rustup's wasm32
-# target where rustup can fetch it, else Debian's rustc-web, rust-web-src and lld-22 (std built
-# from source with -Zbuild-std); wasm-bindgen-cli at the exact version of the wasm-bindgen crate.
+# PORT sets the port (default 8417 when serving; a free one for --test). The toolchain is
+# installed when missing: rustup's wasm32 target where rustup can fetch it, else Debian's
+# rustc-web, rust-web-src and lld-22 (std built from source with -Zbuild-std); wasm-bindgen-cli
+# at the exact version of the wasm-bindgen crate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/vulkan.sh
@@ -69,9 +70,25 @@ case "$mode" in
   --build) ;;
   --test)
     . scripts/python.sh >/dev/null
-    serve >/dev/null 2>&1 &
+    # A port of its own (0: the system picks a free one, unless PORT is set), and the test starts
+    # once the server has said where it listens: on a busy port (a page already served in another
+    # terminal) the test would otherwise check that server's page, maybe an older build.
+    log=$(mktemp)
+    port=${PORT:-0}
+    python3 -u -m http.server --bind 127.0.0.1 "$port" --directory "$out" >"$log" 2>&1 &
     server=$!
-    trap 'kill $server 2>/dev/null || true' EXIT
+    trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+    for _ in $(seq 100); do
+      port=$(sed -n 's/^Serving HTTP on .* port \([0-9]*\).*/\1/p' "$log")
+      [ -n "$port" ] && break
+      kill -0 "$server" 2>/dev/null || break
+      sleep 0.1
+    done
+    if [ -z "$port" ]; then
+      echo "the page's server did not start:" >&2
+      cat "$log" >&2
+      exit 1
+    fi
     TILEKIT_WEB_TOOLS=$tools bash web/test/run.sh "http://127.0.0.1:$port/"
     ;;
   *)

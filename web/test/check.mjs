@@ -28,8 +28,22 @@ page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text(
 page.on('pageerror', (e) => consoleErrors.push('uncaught: ' + e.message));
 
 const t0 = Date.now();
-await page.goto(url);
-await page.waitForFunction(() => window.tilekit && (window.tilekit.ready || window.tilekit.error), null, { timeout: 180000 });
+const response = await page.goto(url);
+if (!response || !response.ok()) {
+  console.log(`FAIL the page did not load from ${url}: ${response ? response.status() : 'no response'}`);
+  await browser.close();
+  process.exit(1);
+}
+// A page that neither opens a GPU nor says why within three minutes: say what it showed.
+try {
+  await page.waitForFunction(() => window.tilekit && (window.tilekit.ready || window.tilekit.error), null, { timeout: 180000 });
+} catch (e) {
+  const shown = await page.evaluate(() => (document.getElementById('adapter') || document.body).textContent).catch(() => '?');
+  console.log(`FAIL the page did not open a GPU or report an error in ${((Date.now() - t0) / 1000).toFixed(0)} s; it shows "${shown}"`);
+  for (const m of consoleErrors) console.log('  console: ' + m);
+  await browser.close();
+  process.exit(1);
+}
 const start = await page.evaluate(() => ({ ready: window.tilekit.ready, error: window.tilekit.error, adapter: window.tilekit.adapter }));
 if (!start.ready) {
   fail(`the page did not open a GPU: ${start.error}`);

@@ -299,15 +299,18 @@ proptest! {
     }
 }
 
-/// The pipelined kernel's register estimate decides how many workgroups a multiprocessor holds,
-/// and with it the split of K. On the hopper profile it gives each tile the residency of the
-/// registers NVIDIA's driver allocated on the H100 (scripts/device/stats, BENCHMARKS.md
-/// 2026-11-24: 64×64×8 has 167, six workgroups of 64 invocations per multiprocessor, not seven).
-/// Sized for seven, 64×8192×8192 ran in 7 splits, a second wave of workgroups: 287 µs against
-/// 232 in 6. Pure planning: nothing is launched.
+/// The pipelined kernel's register estimate and its workgroup memory decide how many workgroups
+/// a multiprocessor holds, and with it the split of K. On the hopper profile each tile gets the
+/// residency measured on the H100 (BENCHMARKS.md 2026-11-24): the registers NVIDIA's driver
+/// allocated (scripts/device/stats: 64×64×8 has 167, six workgroups of 64 invocations, not
+/// seven), and the 48 KiB of workgroup memory its Vulkan driver gives a multiprocessor (64×64×16
+/// stages 16 KiB: three, where its registers would allow four). Sized for seven, 64×8192×8192
+/// ran in 7 splits, a second wave of workgroups: 287 µs against 232 in 6. Pure planning: nothing
+/// is launched.
 #[test]
-fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
+fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
     use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    use tilekit::plan::Resource;
     let planner = common::hopper_planner();
     let plan = |m, k, n, tile: &str| {
         let tiling = PipelinedTiling {
@@ -315,17 +318,18 @@ fn the_split_of_k_counts_the_workgroups_the_registers_allow() {
         };
         planner.plan_forced(&tiling, tile).unwrap()
     };
-    // (tile, workgroups per multiprocessor by the driver's register count on the H100)
-    for (tile, resident) in [
-        ("128x128x8", 2),
-        ("128x128x16", 1),
-        ("128x64x16", 2),
-        ("64x128x16", 2),
-        ("64x64x16", 4),
-        ("64x64x8", 6),
+    // (tile, workgroups per multiprocessor on the H100, the resource that binds first)
+    for (tile, resident, binds) in [
+        ("128x128x8", 2, Resource::Registers),
+        ("128x128x16", 1, Resource::Registers),
+        ("128x64x16", 2, Resource::Registers),
+        ("64x128x16", 2, Resource::Registers),
+        ("64x64x16", 3, Resource::WorkgroupMemory),
+        ("64x64x8", 6, Resource::Registers),
     ] {
         let c = plan(4096, 4096, 4096, tile);
-        assert_eq!(c.choice().residency.workgroups, resident, "{tile}");
+        let r = c.choice().residency;
+        assert_eq!((r.workgroups, r.binding), (resident, binds), "{tile}");
     }
     // 128 blocks of 64×64 in 6 splits: 768 workgroups, one wave of 132 × 6.
     let p = plan(64, 8192, 8192, "64x64x8");

@@ -376,3 +376,32 @@ fn every_coop_block_keeps_its_loads_within_the_shaders_arrays() {
         );
     }
 }
+
+/// NVIDIA's Vulkan driver gives a multiprocessor 48 KiB of workgroup memory, not the 228 KiB a
+/// CUDA kernel can opt into (H100, BENCHMARKS.md 2026-11-24: 6 workgroups of 8 KiB resident, 3
+/// of 16, 1 of 28). So a small cooperative block is held by its staging, not its registers:
+/// 64×64×32 (21 KiB) two to a multiprocessor, 64×128×32 (31 KiB) one, and the split of K is
+/// sized for those waves. Measured: 64×128×32 on 64×4096×4096 ran 41.5 µs in 4 splits (one
+/// wave of 128) and 53.4 in 8 (the split sized for two a multiprocessor); 64×64×32 on
+/// 8192×8192×64 136 µs in 2 splits against 146 in 4. Pure planning: nothing is launched.
+#[test]
+fn small_coop_blocks_are_held_by_their_workgroup_memory() {
+    use tilekit::plan::Resource;
+    let planner = common::hopper_planner();
+    let plan = |m, k, n, tile: &str| {
+        let tiling =
+            CoopTiling::new(Shape { m, k, n }, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
+        planner.plan_forced(&tiling, tile).unwrap()
+    };
+    for (tile, resident, binds) in [
+        ("128x256x16", 1, Resource::Registers),
+        ("64x128x32", 1, Resource::WorkgroupMemory),
+        ("64x64x32", 2, Resource::WorkgroupMemory),
+    ] {
+        let r = plan(4096, 4096, 4096, tile).choice().residency;
+        assert_eq!((r.workgroups, r.binding), (resident, binds), "{tile}");
+    }
+    let splits = |m, k, n, tile| plan(m, k, n, tile).choice().splits;
+    assert_eq!(splits(64, 4096, 4096, "64x128x32"), 4);
+    assert_eq!(splits(8192, 8192, 64, "64x64x32"), 2);
+}

@@ -87,6 +87,54 @@ fn matmul_npy_round_trip() {
     matmul::verify(&c, &e, &mag, k).unwrap();
 }
 
+/// A float16 product past f16's range comes back as NumPy's `A @ B` gives it: an infinity of
+/// the element's sign, written to the file (not refused as a wrong result), the other elements
+/// exact. A = [[200]*4, [1, 2, 3, 4]], B's columns [100]*4, [-100]*4, [0.5, 0.25, 1, 2].
+#[test]
+fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
+    use half::f16;
+    let d = dir("matmul-f16-overflow");
+    let half_file = |name: &str, values: &[f32], shape: &[u64]| {
+        let data: Vec<u8> = values
+            .iter()
+            .flat_map(|&v| f16::from_f32(v).to_le_bytes())
+            .collect();
+        std::fs::write(d.join(name), npy::bytes_of("<f2", shape, &data)).unwrap();
+    };
+    half_file(
+        "a.npy",
+        &[200.0, 200.0, 200.0, 200.0, 1.0, 2.0, 3.0, 4.0],
+        &[2, 4],
+    );
+    #[rustfmt::skip]
+    let b = [100.0, -100.0, 0.5, 100.0, -100.0, 0.25, 100.0, -100.0, 1.0, 100.0, -100.0, 2.0];
+    half_file("b.npy", &b, &[4, 3]);
+    let c_path = d.join("c.npy");
+    let out = tilekit(&[
+        "run",
+        "matmul",
+        "--a",
+        s(&d.join("a.npy")),
+        "--b",
+        s(&d.join("b.npy")),
+        "-o",
+        s(&c_path),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (descr, shape, data) = npy::read_raw(&c_path);
+    assert_eq!((descr.as_str(), shape), ("<f2", vec![2, 3]));
+    let c: Vec<f32> = data
+        .chunks_exact(2)
+        .map(|h| f16::from_le_bytes([h[0], h[1]]).to_f32())
+        .collect();
+    let inf = f32::INFINITY;
+    assert_eq!(c, [inf, -inf, 750.0, 1000.0, -1000.0, 12.0]);
+}
+
 #[test]
 fn reduce_transpose_reverse_histogram_from_npy() {
     let d = dir("others");

@@ -340,6 +340,50 @@ fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
     assert_eq!(plan(64, 4096, 4096, "64x64x8").choice().splits, 11);
 }
 
+/// The pipelined blocks are ranked by the wave model, not by reuse: on the H100 (BENCHMARKS.md,
+/// 2026-11-24, every block and split timed) 64×64×8 ran 777×1234×2345 in 167 µs and
+/// 3000×5000×700 in 518, where 128×128×8, which reuses twice as much and was the planner's
+/// choice before, took 191 and 651; at 2048³ 128×128×8 stays (the tuner timed it at 428 µs,
+/// 64×64×8 at 452). The score is
+/// the fraction of the FMA rate the launch keeps busy. Pure planning: nothing is launched.
+#[test]
+fn the_planner_ranks_pipelined_blocks_by_the_waves_they_run() {
+    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    let planner = common::hopper_planner();
+    let plan = |m, k, n| {
+        planner
+            .plan(&PipelinedTiling {
+                shape: Shape { m, k, n },
+            })
+            .unwrap()
+    };
+    for ((m, k, n), tile) in [
+        ((777, 1234, 2345), "64x64x8"),
+        ((3000, 5000, 700), "64x64x8"),
+        ((1000, 1000, 1000), "64x64x8"),
+        ((2048, 2048, 2048), "128x128x8"),
+        ((64, 8192, 8192), "64x64x8"),
+    ] {
+        let p = plan(m, k, n);
+        assert_eq!(p.choice().label, tile, "{m}×{k}×{n}:\n{}", p.table());
+        assert!(p.why.contains("FMA rate"), "{}", p.why);
+        for c in &p.candidates {
+            assert!(c.score > 0.0 && c.score <= 1.0, "{}: {}", c.label, c.score);
+        }
+    }
+    // 133 blocks of 128×128 on 132 multiprocessors: the last doubles one multiprocessor's time,
+    // so the estimate is about half of 64×64×8's, which fills one wave.
+    let p = plan(777, 1234, 2345);
+    let score = |label: &str| {
+        p.candidates
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap()
+            .score
+    };
+    assert!(score("64x64x8") > 1.2 * score("128x128x8"));
+}
+
 /// The small-M kernel's splits on the hopper profile, with the registers NVIDIA's driver
 /// allocated (f32 at eight rows per invocation: 72, three workgroups per multiprocessor). Sized
 /// for four, f32 8×4096×4096 ran its 15 splits in two waves: 47 µs against 37 in 11

@@ -133,9 +133,11 @@ fn every_shipped_measured_default_plans_on_its_device_class() {
 }
 
 /// An adapter of a profile tilekit has measured defaults for, with no tuning cache of its own,
-/// gets the measured winner (`chosen_by: measured`) where it plans, and the planner's choice where
-/// the winner needs what the adapter lacks (the cooperative-matrix kernel on lavapipe). The test
-/// adapter is made to claim the hopper profile; nothing is launched.
+/// gets the measured winner (`chosen_by: measured`) at the shapes it was measured at, where it
+/// plans, and the planner's choice where the winner needs what the adapter lacks (the
+/// cooperative-matrix kernel on lavapipe) or the shape is far from the measured one within its
+/// bucket (3000³ in 4096³'s: the wave model did better there). The test adapter is made to claim
+/// the hopper profile; nothing is launched.
 #[test]
 fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     use tilekit::kernels::matmul::{tune, Precision, Selection, Shape};
@@ -150,7 +152,11 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     let m = tune::measured_defaults("hopper").unwrap();
     let mut measured = 0;
     for (bucket, w) in &m.winners {
-        let shape = Shape::new(bucket.m as usize, bucket.k as usize, bucket.n as usize).unwrap();
+        // The shape the winner was measured at ("4095×4095×4095"), which its bucket holds.
+        let d: Vec<usize> = w.shape.split('×').map(|x| x.parse().unwrap()).collect();
+        let shape = Shape::new(d[0], d[1], d[2]).unwrap();
+        assert!(w.measured_near(shape), "{bucket}: {}", w.shape);
+        assert_eq!(tune::TuneKey::of(shape, bucket.precision), *bucket);
         let selected = g.select_matmul(shape, bucket.precision, &Selection::Auto);
         if bucket.precision == Precision::F16 && !g.has(wgpu::Features::SHADER_F16) {
             // llvmpipe's GL has no f16 at all: the measured default must not paper over that.
@@ -180,15 +186,21 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
         measured >= 5,
         "only {measured} buckets took the measured default"
     );
-    // The f32 square the table was measured on.
-    let c = g
-        .select_matmul(
-            Shape::new(4096, 4096, 4096).unwrap(),
+    // The f32 square the table was measured on, a shape an eighth away, and one in the same
+    // bucket farther off.
+    let by = |m, k, n| {
+        g.select_matmul(
+            Shape::new(m, k, n).unwrap(),
             Precision::F32,
             &Selection::Auto,
         )
-        .unwrap();
-    assert_eq!(c.chosen_by, ChosenBy::Measured);
+        .unwrap()
+        .chosen_by
+    };
+    assert_eq!(by(4096, 4096, 4096), ChosenBy::Measured);
+    assert_eq!(by(3600, 4096, 3700), ChosenBy::Measured);
+    assert_eq!(by(3000, 3000, 3000), ChosenBy::Planner);
+    assert_eq!(by(4096, 4096, 3500), ChosenBy::Planner);
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {

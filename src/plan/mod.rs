@@ -16,8 +16,10 @@ use std::fmt::Write as _;
 
 mod residency;
 mod split;
+mod waves;
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{split_k_waves, SplitK};
+pub use waves::{efficiency, Launch, Work};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -29,6 +31,12 @@ pub enum Scoring {
     /// The highest occupancy, then the workgroup size nearest 256 invocations (the lessons'
     /// block size): kernels whose tile is only a workgroup size (reduce, reverse).
     Occupancy,
+    /// The wave model's estimate ([`efficiency`]): the fraction of the multiprocessors' FMA
+    /// rate the launch keeps busy, from its waves of resident workgroups, the invocations each
+    /// multiprocessor holds, its pipeline's fill and a split's partial products. For kernels
+    /// whose candidates do the same work per invocation (the pipelined matmul); each candidate
+    /// gives its [`Spec::work`]. A CPU adapter, where residency does not apply, ranks by reuse.
+    Waves,
 }
 
 /// One candidate a kernel family offers the planner.
@@ -48,6 +56,8 @@ pub struct Spec {
     pub workgroups: u64,
     /// Whether the launch may split K, and how ([`split_k_waves`] decides how many times).
     pub split_k: Option<SplitK>,
+    /// What one workgroup computes, for [`Scoring::Waves`] (`None` for other scorings).
+    pub work: Option<Work>,
 }
 
 /// A kernel the planner sizes: its name, problem size and candidate tiles. Each kernel family
@@ -320,10 +330,16 @@ impl Planner {
         Ok(())
     }
 
-    /// Score a candidate (see [`Scoring`]).
-    fn score(&self, scoring: Scoring, spec: &Spec, workgroups: u64, res: &Residency) -> f64 {
-        match scoring {
-            Scoring::Occupancy => {
+    /// Score a candidate (see [`Scoring`]): `workgroups` and `splits` are what its launch runs.
+    fn score(
+        &self,
+        scoring: Scoring,
+        spec: &Spec,
+        res: &Residency,
+        (workgroups, splits, k_split): (u64, u32, u32),
+    ) -> f64 {
+        match (scoring, spec.work) {
+            (Scoring::Occupancy, _) => {
                 let inv = spec.usage.invocations as f64;
                 let occ = if self.profile.is_gpu {
                     res.occupancy
@@ -332,7 +348,20 @@ impl Planner {
                 };
                 occ * 10.0 - (inv / 256.0).log2().abs()
             }
-            Scoring::Reuse => {
+            (Scoring::Waves, Some(work)) if self.profile.is_gpu => efficiency(
+                work,
+                Launch {
+                    multiprocessors: self.profile.multiprocessors.unwrap_or(16),
+                    threads_per_mp: self.profile.threads_per_mp,
+                    invocations: spec.usage.invocations,
+                    resident: res.workgroups,
+                    workgroups,
+                    splits,
+                    k_split,
+                    partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
+                },
+            ),
+            (Scoring::Reuse | Scoring::Waves, _) => {
                 let occupancy_factor = if self.profile.is_gpu {
                     (res.occupancy / 0.25).min(1.0)
                 } else {
@@ -385,7 +414,7 @@ impl Planner {
                 let score = if refused.is_some() {
                     f64::NEG_INFINITY
                 } else {
-                    self.score(scoring, spec, workgroups, &res)
+                    self.score(scoring, spec, &res, (workgroups, splits, k_split))
                 };
                 Candidate {
                     label: spec.label.clone(),
@@ -497,6 +526,18 @@ impl Planner {
                 "{} was the fastest when `tilekit tune` timed the candidates on a GPU of the {} profile (tilekit's measured defaults; `tilekit tune` measures this adapter)",
                 c.label, self.profile.name
             ),
+            ChosenBy::Planner if self.profile.is_gpu && kernel.scoring() == Scoring::Waves => {
+                format!(
+                    "{} has the best estimate: it keeps {:.0}% of the multiprocessors' FMA rate busy (the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile)",
+                    c.label,
+                    c.score * 100.0,
+                    c.workgroups,
+                    r.workgroups,
+                    r.binding.name(),
+                    r.occupancy * 100.0,
+                    self.profile.name
+                )
+            }
             ChosenBy::Planner if self.profile.is_gpu => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",
                 c.label,
@@ -558,6 +599,7 @@ pub fn workgroup_size_candidates(n: u64, bytes_per: u32, registers: u32) -> Vec<
             reuse: 1.0,
             workgroups: cdiv(n, wg as u64),
             split_k: None,
+            work: None,
         })
         .collect()
 }

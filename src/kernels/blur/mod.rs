@@ -63,6 +63,7 @@ impl Tiling for BlurTiling {
                     workgroups: cdiv(self.width as u64, t as u64)
                         * cdiv(self.height as u64, t as u64),
                     split_k: None,
+                    work: None,
                 }
             })
             .collect()

@@ -46,6 +46,7 @@ pub(crate) fn block_spec(
         reuse: 2.0 * (bm * bn) as f64 / (bm + bn) as f64,
         workgroups: cdiv(shape.m as u64, bm as u64) * cdiv(shape.n as u64, bn as u64),
         split_k: None,
+        work: None,
     }
 }
 

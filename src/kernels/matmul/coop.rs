@@ -188,6 +188,7 @@ impl Tiling for CoopTiling {
                     granule: bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
+                work: None,
             }
         })
         .collect()

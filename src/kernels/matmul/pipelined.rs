@@ -13,7 +13,7 @@ use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work};
 use crate::{Gpu, Result};
 
 fn module(types: Types) -> Module {
@@ -62,13 +62,16 @@ impl Tiling for PipelinedTiling {
         vec![("m", s.m as u64), ("k", s.k as u64), ("n", s.n as u64)]
     }
 
+    fn scoring(&self) -> Scoring {
+        Scoring::Waves
+    }
+
     fn candidates(&self) -> Vec<Spec> {
         // BK <= BM/4 and BN/4: at most MAX_LOADS = 4 vec4 loads per operand per invocation.
-        // On the H100 (2026-11-23, 4096³) 128×128×16 and 128×128×8 run at 43.3 and 42.6
-        // TFLOP/s; the planner prefers the second (twice the workgroups per multiprocessor),
-        // the autotuner may pick the first. Blocks are scored by the
-        // reuse they achieve on this shape (a 128-wide block over 64 columns reuses like 64, and
-        // half of it idles).
+        // Every block computes 8×8 per invocation, so they are ranked by the wave model
+        // (`Scoring::Waves`): how their workgroups fall onto the multiprocessors, not their
+        // reuse. On the H100 (BENCHMARKS.md, 2026-11-24) 64×64×8 ran 3000×5000×700 in 518 µs
+        // where 128×128×8, ranked first by reuse, took 651.
         [
             (128u32, 128u32, 8u32),
             (128, 128, 16),
@@ -116,6 +119,14 @@ impl Tiling for PipelinedTiling {
                     min_k: 16 * bk,
                     granule: 2 * bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                }),
+                // Every block does 8×8 per invocation; the wave model ranks them by how their
+                // workgroups fill the GPU. The pipeline loads two slices before its first FMA.
+                work: Some(Work {
+                    per_depth: bm as u64 * bn as u64,
+                    depth: round4(self.shape.k),
+                    fill: 2 * bk,
+                    useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
                 }),
             }
         })

@@ -4,7 +4,8 @@
 //! - [`Selection::Auto`]: the autotuner's winner for this adapter and shape bucket, with its tile,
 //!   when `tilekit tune` measured one and this adapter can still plan it (its cache is read once
 //!   per [`Gpu`], [`super::tune`]); else the winner `tilekit tune` measured on a GPU of the same
-//!   device profile, shipped with tilekit ([`super::tune::measured_defaults`]); else the
+//!   device profile, shipped with tilekit ([`super::tune::measured_defaults`]), for shapes near
+//!   the one it was measured at; else the
 //!   planner's rules: the first variant in the order for shapes like this one that fits the
 //!   adapter, with the planner's tile.
 //! - [`Selection::Variant`]: that variant, with the planner's tile.
@@ -198,7 +199,9 @@ impl Gpu {
 
     /// The autotuner's winner for this shape's bucket, planned: this adapter's own (its tuning
     /// cache, `tilekit tune`), else the measured defaults of its device profile shipped with
-    /// tilekit; `None` when neither has the bucket or this adapter cannot plan the winner (a
+    /// tilekit where the shape is near the one they were measured at
+    /// ([`super::tune::Winner::measured_near`]: elsewhere in the bucket the planner's wave model
+    /// did better); `None` when neither applies or this adapter cannot plan the winner (a
     /// changed limit, a driver update that dropped a feature: then the planner decides).
     fn tuned(&self, shape: Shape, precision: Precision) -> Option<Chosen> {
         let tuning = self
@@ -212,7 +215,9 @@ impl Gpu {
         ]
         .into_iter()
         .find_map(|(table, by)| {
-            let w = table.get(&key)?;
+            let w = table
+                .get(&key)
+                .filter(|w| by == ChosenBy::Tuner || w.measured_near(shape))?;
             let plan = match &w.tile {
                 Some(t) => self.plan_matmul(w.variant, shape, Some((t, by))),
                 None => self.plan_matmul(w.variant, shape, None),

@@ -51,6 +51,7 @@ impl Tiling for TiledTiling {
                 reuse: t as f64,
                 workgroups: cdiv(m as u64, t as u64) * cdiv(n as u64, t as u64),
                 split_k: None,
+                work: None,
             })
             .collect()
     }

@@ -108,6 +108,23 @@ pub struct Winner {
     pub shape: String,
 }
 
+impl Winner {
+    /// Whether `shape` is within an eighth of the shape the winner was measured at in every
+    /// dimension: where the shipped measured defaults apply. A bucket spans a factor of two in
+    /// each dimension, and the fastest block at one end of it need not be at the other: 2048³'s
+    /// winner on the H100 (128×128×16) ran 1500³ 15% behind the wave model's 64×64×8, 4096³'s
+    /// ran 2222³ 7% behind (BENCHMARKS.md, 2026-11-24, "the wave model").
+    pub fn measured_near(&self, shape: Shape) -> bool {
+        let at: Vec<u64> = self
+            .shape
+            .split('×')
+            .filter_map(|d| d.trim().parse().ok())
+            .collect();
+        let near = |a: u64, b: u32| 8 * a.abs_diff(b as u64) <= a;
+        at.len() == 3 && near(at[0], shape.m) && near(at[1], shape.k) && near(at[2], shape.n)
+    }
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct CacheFile {
     version: u32,
@@ -173,8 +190,8 @@ pub(crate) fn load(gpu: &Gpu) -> Tuning {
 
 /// Winners `tilekit tune` measured on one GPU, shipped with tilekit for every adapter of its
 /// device profile that has no tuning cache of its own (`chosen_by: measured`). The planner's
-/// score ranks candidates by reuse and residency; on a real GPU the fastest tile for a bucket
-/// can differ (BENCHMARKS.md, "the split of K decided by the planner"), and a user who never
+/// score is a model (reuse and residency, or the wave model's estimate); on a real GPU the
+/// fastest tile for a bucket can differ (BENCHMARKS.md, "the split of K decided by the planner"), and a user who never
 /// runs `tilekit tune` should still get it.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Measured {

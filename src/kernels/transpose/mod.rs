@@ -84,6 +84,7 @@ impl Tiling for TransposeTiling {
                     reuse: t.min(32) as f64,
                     workgroups: cdiv(self.m as u64, t as u64) * cdiv(self.n as u64, t as u64),
                     split_k: None,
+                    work: None,
                 }
             })
             .collect()

@@ -1,0 +1,165 @@
+//! The wave model: how long a launch takes, estimated from the same residency the planner works
+//! out (PMPP 4.7), for kernels whose candidates differ in block shape rather than in the work
+//! each invocation does. Every pipelined block computes 8×8 outputs per invocation, so their
+//! arithmetic per FMA is the same; what separates them is how the launch's workgroups fall onto
+//! the multiprocessors:
+//!
+//! - **Waves.** A multiprocessor holds `r` workgroups at once; a launch of W workgroups on P
+//!   multiprocessors runs ⌊W / (P·r)⌋ full waves and a last, partial one in which the busiest
+//!   multiprocessor holds ⌈rest / P⌉. A block twice as large as another may leave half the GPU
+//!   idle where the smaller fills it (777×1234×2345 on the H100: 133 blocks of 128×128 run two on
+//!   one multiprocessor and one on the others, 284 µs; 481 blocks of 64×64 fill one wave, 167).
+//! - **Latency hiding** (PMPP 4.6–4.7: a multiprocessor hides a load's latency by running other
+//!   warps meanwhile). A multiprocessor running fewer than 3/16 of the invocations it can hold
+//!   slows down, as (resident / that)^0.75. Fitted on the H100 (384 of 2048): three 64×64×16
+//!   workgroups, 192 invocations, run at 31 TFLOP/s where six 64×64×8 run at 42.
+//! - **The pipeline's fill.** Each workgroup loads its first slices before its first FMA (the
+//!   pipelined kernel prefetches two slices ahead), so its depth counts `fill` more.
+//! - **A split's partial products**: written by the launch, read and summed by a second pass,
+//!   charged at 20 FLOP per byte (the H100's f32 rate over its memory bandwidth; anything from 8
+//!   to 28 changed no choice in the measured set).
+//!
+//! The reuse a block achieves does not enter: at 8×8 per invocation every candidate already
+//! loads little enough that the FMA units, not memory, bind (on the H100, 64×64×8 runs 4096³
+//! at 42.0 TFLOP/s, 128×128×8 at 42.5, with half the reuse). The estimate is reported as the
+//! fraction of the multiprocessors' FMA rate the launch keeps busy: the problem's FMAs over the
+//! time the model gives, in FMAs of one multiprocessor.
+//!
+//! Fitted on every block and split count timed on 11 f32 shapes and the tuner's 18, then checked
+//! on 24 shapes none of those used (H100, BENCHMARKS.md 2026-11-24, "the wave model"): the block
+//! it ranks first ran 0.5% behind the fastest on average and 5% at worst, where ranking by reuse
+//! ran 9.5% behind on average and 32% at worst (5000×5000×300: 128×128×8 521 µs, 64×64×8 396).
+
+use serde::Serialize;
+
+/// What one workgroup of a candidate computes, for the wave model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Work {
+    /// FMAs one workgroup does per unit of depth: its output block, BM·BN.
+    pub per_depth: u64,
+    /// The depth of K the problem has (a split divides it).
+    pub depth: u32,
+    /// Depth the workgroup spends filling its pipeline before its first FMA (two slices: 2·BK).
+    pub fill: u32,
+    /// The FMAs the problem needs, M·N·K: the estimate is the fraction of the time they take.
+    pub useful: u64,
+}
+
+/// A resident invocation count below this fraction of what a multiprocessor holds hides
+/// latency less well (fitted on the H100: 384 of 2048).
+const HIDING: f64 = 3.0 / 16.0;
+/// How fast the slowdown below [`HIDING`] grows.
+const HIDING_POWER: f64 = 0.75;
+/// What a byte of partial product costs in FLOPs (the H100's f32 rate over its bandwidth).
+const FLOPS_PER_BYTE: f64 = 20.0;
+
+/// One candidate's launch, as the wave model sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    /// Multiprocessors on the device.
+    pub multiprocessors: u32,
+    /// Invocations one multiprocessor holds.
+    pub threads_per_mp: u32,
+    /// Invocations per workgroup.
+    pub invocations: u32,
+    /// Workgroups one multiprocessor holds at once (the residency).
+    pub resident: u32,
+    /// Workgroups the launch runs (output blocks × splits).
+    pub workgroups: u64,
+    /// Slices of K computed separately (1: no split).
+    pub splits: u32,
+    /// The depth each split computes (ignored without a split).
+    pub k_split: u32,
+    /// Bytes of one partial product.
+    pub partial_bytes: u64,
+}
+
+/// The fraction of the multiprocessors' FMA rate `launch` keeps busy on `work` (1.0: every
+/// multiprocessor busy on useful FMAs from start to end).
+pub fn efficiency(work: Work, launch: Launch) -> f64 {
+    let mps = launch.multiprocessors.max(1) as u64;
+    let resident = launch.resident.max(1) as u64;
+    let depth = if launch.splits > 1 {
+        launch.k_split
+    } else {
+        work.depth
+    };
+    // One workgroup's FMAs, its pipeline's fill counted as depth.
+    let per_workgroup = work.per_depth as f64 * (depth as f64 + work.fill as f64);
+    let hiding = |held: u64| {
+        let resident_invocations = (held * launch.invocations as u64) as f64;
+        (resident_invocations / (HIDING * launch.threads_per_mp as f64))
+            .min(1.0)
+            .powf(HIDING_POWER)
+    };
+    // Time in FMAs of one multiprocessor: each full wave runs `resident` workgroups side by
+    // side; the last one runs as many as its busiest multiprocessor holds.
+    let slots = mps * resident;
+    let full = launch.workgroups / slots;
+    let rest = launch.workgroups % slots;
+    let mut time = full as f64 * resident as f64 * per_workgroup / hiding(resident);
+    if rest > 0 {
+        let held = rest.div_ceil(mps);
+        time += held as f64 * per_workgroup / hiding(held);
+    }
+    if launch.splits > 1 {
+        // Written by the launch, read by the sum, which writes the result once.
+        let bytes = (2 * launch.splits as u64 + 1) * launch.partial_bytes;
+        time += bytes as f64 * FLOPS_PER_BYTE / 2.0 / mps as f64;
+    }
+    (work.useful as f64 / mps as f64) / time.max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{efficiency, Launch, Work};
+
+    /// The H100 (132 multiprocessors of 2048 invocations) running `workgroups` blocks of
+    /// `bm`×`bn` (8×8 per invocation) with `resident` held per multiprocessor, over K.
+    fn h100(bm: u64, bn: u64, k: u32, resident: u32, workgroups: u64, m: u64, n: u64) -> f64 {
+        efficiency(
+            Work {
+                per_depth: bm * bn,
+                depth: k,
+                fill: 16,
+                useful: m * n * k as u64,
+            },
+            Launch {
+                multiprocessors: 132,
+                threads_per_mp: 2048,
+                invocations: (bm * bn / 64) as u32,
+                resident,
+                workgroups,
+                splits: 1,
+                k_split: 0,
+                partial_bytes: m * n * 4,
+            },
+        )
+    }
+
+    #[test]
+    fn a_launch_that_fills_one_wave_beats_one_that_leaves_a_second_nearly_empty() {
+        // 777×1234×2345: 481 blocks of 64×64 (six held) against 133 of 128×128 (two held: the
+        // 133rd doubles one multiprocessor's time). Measured: 167 µs against 284.
+        let small = h100(64, 64, 1236, 6, 481, 777, 2348);
+        let large = h100(128, 128, 1236, 2, 133, 777, 2348);
+        assert!(small > 1.3 * large, "{small} vs {large}");
+    }
+
+    #[test]
+    fn too_few_resident_invocations_slow_a_full_wave() {
+        // 4096³: 64×64×16 holds three (192 invocations), 64×64×8 six (384): 31 against 42
+        // TFLOP/s measured.
+        let three = h100(64, 64, 4096, 3, 4096, 4096, 4096);
+        let six = h100(64, 64, 4096, 6, 4096, 4096, 4096);
+        assert!(six > 1.3 * three && six <= 1.0, "{six} vs {three}");
+    }
+
+    #[test]
+    fn efficiency_is_at_most_one_and_falls_with_the_pipelines_fill() {
+        let deep = h100(128, 128, 4096, 2, 1024, 4096, 4096);
+        let shallow = h100(128, 128, 64, 2, 1024, 4096, 4096);
+        assert!(deep <= 1.0 && deep > 0.9, "{deep}");
+        assert!(shallow < deep, "{shallow} vs {deep}");
+    }
+}

@@ -27,6 +27,14 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `tilekit run matmul` on `d`'s a.npy and b.npy, writing c.npy there, with `extra` arguments.
+fn matmul_in(d: &Path, extra: &[&str]) -> Output {
+    let (a, b, c) = (d.join("a.npy"), d.join("b.npy"), d.join("c.npy"));
+    let mut args = vec!["run", "matmul", "--a", s(&a), "--b", s(&b), "-o", s(&c)];
+    args.extend_from_slice(extra);
+    tilekit(&args)
+}
+
 /// A bad input: exit code 2, one line on stderr containing `needle`, no panic.
 fn refused(args: &[&str], needle: &str) {
     let out = tilekit(args);
@@ -58,17 +66,7 @@ fn matmul_npy_round_trip() {
     let b64: Vec<f64> = b.iter().map(|&v| v as f64).collect();
     npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]);
     let c_path = d.join("c.npy");
-    let out = tilekit(&[
-        "run",
-        "matmul",
-        "--a",
-        s(&d.join("a.npy")),
-        "--b",
-        s(&d.join("b.npy")),
-        "-o",
-        s(&c_path),
-        "--json",
-    ]);
+    let out = matmul_in(&d, &["--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -110,16 +108,7 @@ fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
     let b = [100.0, -100.0, 0.5, 100.0, -100.0, 0.25, 100.0, -100.0, 1.0, 100.0, -100.0, 2.0];
     half_file("b.npy", &b, &[4, 3]);
     let c_path = d.join("c.npy");
-    let out = tilekit(&[
-        "run",
-        "matmul",
-        "--a",
-        s(&d.join("a.npy")),
-        "--b",
-        s(&d.join("b.npy")),
-        "-o",
-        s(&c_path),
-    ]);
+    let out = matmul_in(&d, &[]);
     assert!(
         out.status.success(),
         "{}",

@@ -19,7 +19,7 @@ mod split;
 mod waves;
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{split_k_waves, SplitK};
-pub use waves::{efficiency, Launch, Work};
+pub use waves::{efficiency, WaveLaunch, Work};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -350,7 +350,7 @@ impl Planner {
             }
             (Scoring::Waves, Some(work)) if self.profile.is_gpu => efficiency(
                 work,
-                Launch {
+                WaveLaunch {
                     multiprocessors: self.profile.multiprocessors.unwrap_or(16),
                     threads_per_mp: self.profile.threads_per_mp,
                     invocations: spec.usage.invocations,

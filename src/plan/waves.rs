@@ -55,7 +55,7 @@ const FLOPS_PER_BYTE: f64 = 20.0;
 
 /// One candidate's launch, as the wave model sees it.
 #[derive(Clone, Copy, Debug)]
-pub struct Launch {
+pub struct WaveLaunch {
     /// Multiprocessors on the device.
     pub multiprocessors: u32,
     /// Invocations one multiprocessor holds.
@@ -76,7 +76,7 @@ pub struct Launch {
 
 /// The fraction of the multiprocessors' FMA rate `launch` keeps busy on `work` (1.0: every
 /// multiprocessor busy on useful FMAs from start to end).
-pub fn efficiency(work: Work, launch: Launch) -> f64 {
+pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
     let mps = launch.multiprocessors.max(1) as u64;
     let resident = launch.resident.max(1) as u64;
     let depth = if launch.splits > 1 {
@@ -112,7 +112,7 @@ pub fn efficiency(work: Work, launch: Launch) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{efficiency, Launch, Work};
+    use super::{efficiency, WaveLaunch, Work};
 
     /// The H100 (132 multiprocessors of 2048 invocations) running `workgroups` blocks of
     /// `bm`×`bn` (8×8 per invocation) with `resident` held per multiprocessor, over K.
@@ -124,7 +124,7 @@ mod tests {
                 fill: 16,
                 useful: m * n * k as u64,
             },
-            Launch {
+            WaveLaunch {
                 multiprocessors: 132,
                 threads_per_mp: 2048,
                 invocations: (bm * bn / 64) as u32,

@@ -1,7 +1,8 @@
 //! Lesson 05: the reduction progression ("CUDA basics 5.3: reducing global memory access"):
 //! the tree in global memory (reduceGmem), in workgroup memory (reduceSmem), four loads added
 //! per invocation first (reduceUnroll4Smem), the array sized at launch, a grid-stride loop over
-//! the workgroups that are resident, and subgroup operations for the last steps. Each step's
+//! the workgroups that are resident, subgroup operations for the last steps, and one launch in
+//! which the last workgroup to finish combines the partials (no second pass). Each step's
 //! effective bandwidth, (bytes read + bytes written) / time, sits next to a copy of the same data
 //! (the ceiling of a kernel that reads everything once).
 //!

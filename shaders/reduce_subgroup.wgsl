@@ -21,6 +21,22 @@ fn subgroup_combine(v: Elem) -> Elem {
     return r;
 }
 
+// One value per invocation to one per workgroup (every invocation gets it): each subgroup
+// reduces its own, then every subgroup folds the per-subgroup partials (more than one
+// subgroup's worth when subgroups are narrow: lavapipe's are 8 wide).
+fn workgroup_combine(v: Elem, lane: u32, sg_size: u32, sg_id: u32, sg_count: u32) -> Elem {
+    let s = subgroup_combine(v);
+    if (lane == 0u) {
+        dyn_data[sg_id] = s;
+    }
+    workgroupBarrier();
+    var w = identity();
+    for (var i = lane; i < sg_count; i += sg_size) {
+        w = combine(w, dyn_data[i]);
+    }
+    return subgroup_combine(w);
+}
+
 @compute @workgroup_size(WG)
 fn subgroup_tree(@builtin(workgroup_id) wid: vec3<u32>,
                  @builtin(num_workgroups) nwg: vec3<u32>,
@@ -30,19 +46,57 @@ fn subgroup_tree(@builtin(workgroup_id) wid: vec3<u32>,
                  @builtin(subgroup_id) sg_id: u32,
                  @builtin(num_subgroups) sg_count: u32) {
     let g = group_index(wid, nwg);
-    let v = subgroup_combine(gather_any(g, lid));
-    if (lane == 0u) {
-        dyn_data[sg_id] = v;
-    }
-    workgroupBarrier();
-    // Every subgroup folds the per-subgroup partials (more than one subgroup's worth when
-    // subgroups are narrow: lavapipe's are 8 wide); subgroup 0's answer is stored.
-    var w = identity();
-    for (var i = lane; i < sg_count; i += sg_size) {
-        w = combine(w, dyn_data[i]);
-    }
-    w = subgroup_combine(w);
+    let w = workgroup_combine(gather_any(g, lid), lane, sg_size, sg_id, sg_count);
     if (lid == 0u && g < params.groups) {
         output[g] = w;
+    }
+}
+
+// ---- one pass: the subgroup variant in a single launch. Each workgroup publishes its partial
+// and counts itself in; the workgroup that counts last combines every partial and resets the
+// count (the CUDA C++ Programming Guide's example for memory fences: a sum in one launch, the
+// last block to finish doing the final step). No second launch, and no barrier between
+// launches, in a small call's wall time.
+// The partials go through atomics, and a storage barrier (naga emits a device-scope fence for
+// it) orders each workgroup's partial before its count and the last workgroup's reads after the
+// count: WGSL guarantees nothing across workgroups for plain loads and stores, while atomics
+// always meet in the device's coherent memory.
+// The last workgroup reads the partials in index order, so the value does not depend on which
+// workgroup finished last: the same input gives the same bits on every call.
+@group(0) @binding(5) var<storage, read_write> tally: array<atomic<u32>>;  // partials' bits, then the count
+var<workgroup> counted: u32;
+
+@compute @workgroup_size(WG)
+fn one_pass(@builtin(workgroup_id) wid: vec3<u32>,
+            @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32,
+            @builtin(subgroup_invocation_id) lane: u32,
+            @builtin(subgroup_size) sg_size: u32,
+            @builtin(subgroup_id) sg_id: u32,
+            @builtin(num_subgroups) sg_count: u32) {
+    let g = group_index(wid, nwg);
+    if (g >= params.groups) {
+        return;  // past the last workgroup (the 2-D fold rounds up): not counted
+    }
+    let w = workgroup_combine(gather_any(g, lid), lane, sg_size, sg_id, sg_count);
+    if (lid == 0u) {
+        atomicStore(&tally[g], bitcast<u32>(w));
+    }
+    storageBarrier();  // the partial, then the count (__threadfence() in the guide)
+    if (lid == 0u) {
+        counted = atomicAdd(&tally[params.groups], 1u) + 1u;
+    }
+    if (workgroupUniformLoad(&counted) != params.groups) {
+        return;
+    }
+    storageBarrier();  // the count, then the other workgroups' partials
+    var acc = identity();
+    for (var i = lid; i < params.groups; i += WG) {
+        acc = combine(acc, bitcast<Elem>(atomicLoad(&tally[i])));
+    }
+    let total = workgroup_combine(acc, lane, sg_size, sg_id, sg_count);
+    if (lid == 0u) {
+        output[0] = total;
+        atomicStore(&tally[params.groups], 0u);  // ready for the next call
     }
 }

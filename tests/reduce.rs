@@ -215,3 +215,44 @@ fn a_repeated_call_reuses_its_prepared_launches_and_reads_the_buffers_contents()
     }
     assert!(g.pool_stats().recipes <= tilekit::pool::MAX_RECIPES);
 }
+
+#[test]
+fn one_pass_is_one_launch_and_every_call_counts_from_zero() {
+    // The last workgroup to finish combines every partial and sets the count back to zero. A
+    // count left over by one call would make no workgroup the last in the next, which would
+    // then return the value left in the output by the call before: so each call here reduces
+    // new values in the same prepared launch (a new upload of the same size takes the pooled
+    // allocation back, and with it the launch, its count and its output). A value that
+    // depended on which workgroup came last would change between calls on the same values.
+    // Its own Gpu: the recipe count below must not see other tests' calls.
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default()).unwrap();
+    let v = Variant::OnePass;
+    if !variants().contains(&v) {
+        return; // variants() checked the typed refusal for lack of subgroups
+    }
+    for (i, &n) in [1usize, 257, 65_537, 1_000_003].iter().enumerate() {
+        let recipes = g.pool_stats().recipes;
+        for call in 0..4u64 {
+            let x = random_f32(n, 70 + 10 * i as u64 + call);
+            let dx = g.upload("x", &x).unwrap();
+            let exact: f64 = x.iter().map(|&v| v as f64).sum();
+            let mut bits = None;
+            for again in 0..2 {
+                let (got, run) = g.reduce_on_device(&dx, Op::Sum, v).unwrap();
+                assert_eq!(run.launches, 1, "n={n}");
+                assert!(
+                    ((got as f64) - exact).abs() <= sum_bound(&x),
+                    "n={n} call {call}.{again}: {got} vs {exact}"
+                );
+                assert_eq!(*bits.get_or_insert(got.to_bits()), got.to_bits(), "n={n}");
+            }
+            let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!(g.reduce_on_device(&dx, Op::Max, v).unwrap().0, max, "n={n}");
+        }
+        assert_eq!(
+            g.pool_stats().recipes,
+            recipes + 2,
+            "n={n}: one prepared launch per operator, reused by every call"
+        );
+    }
+}

@@ -33,8 +33,8 @@ pub struct RunArgs {
     /// Element type of random data: f32, i32 or u32.
     #[arg(long = "type", default_value = "f32", value_name = "f32|i32|u32")]
     ty: String,
-    /// The kernel: global, workgroup, unroll4, dynamic, grid-stride, subgroup (default: the
-    /// fastest this adapter supports).
+    /// The kernel: global, workgroup, unroll4, dynamic, grid-stride, subgroup, one-pass
+    /// (default: the fastest this adapter supports).
     #[arg(long)]
     variant: Option<String>,
 }

@@ -1,6 +1,6 @@
 //! Lesson 05: the reduction progression (reduceGmem → reduceSmem → unroll4 → dynamic →
-//! grid-stride → subgroup) with the copy ceiling beside it, as the lesson's table shows each
-//! step's bandwidth next to the previous one.
+//! grid-stride → subgroup → one pass) with the copy ceiling beside it, as the lesson's table
+//! shows each step's bandwidth next to the previous one.
 
 use super::{Op, Variant};
 use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
@@ -17,8 +17,8 @@ pub const LESSON: Lesson = Lesson {
 /// 05: the reduction progression with the copy ceiling beside it.
 pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     let mut r = Report::timed(
-        "05 reduction (reduceGmem → reduceSmem → unroll4 → dynamic → grid-stride → subgroup)",
-        "A tree in global memory pays a global read and write per step; a workgroup-memory tree reads each input once; unrolling adds four loads per invocation before the tree, so fewer workgroups do more each; subgroup operations replace the last steps (WGSL has no warp lock-step, so the lesson's volatile trick is not allowed).",
+        "05 reduction (reduceGmem → reduceSmem → unroll4 → dynamic → grid-stride → subgroup → one pass)",
+        "A tree in global memory pays a global read and write per step; a workgroup-memory tree reads each input once; unrolling adds four loads per invocation before the tree, so fewer workgroups do more each; subgroup operations replace the last steps (WGSL has no warp lock-step, so the lesson's volatile trick is not allowed); the last workgroup to finish can combine the partials itself, one launch instead of two.",
         gpu,
     );
     r.quote(

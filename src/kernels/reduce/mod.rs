@@ -1,5 +1,6 @@
 //! Tree reduction (Professional CUDA C Programming §5.3): global, workgroup, unroll4,
-//! dynamic, grid-stride and subgroup variants of sum, min and max over f32, i32 and u32.
+//! dynamic, grid-stride, subgroup and one-pass variants of sum, min and max over f32, i32 and
+//! u32.
 //! Shaders: `shaders/reduce.wgsl` and, on adapters with subgroups, `shaders/reduce_subgroup.wgsl`
 //! appended to it. Tests: `tests/reduce.rs`. Example: `examples/05_reduction.rs`.
 //!
@@ -154,17 +155,24 @@ crate::family::named_enum! {
         GridStride => "grid-stride",
         /// Grid-stride, then subgroup operations instead of the last tree steps.
         Subgroup => "subgroup",
+        /// Subgroup in one launch: the last workgroup to finish combines the partials.
+        OnePass => "one-pass",
     }
 }
 
 impl Variant {
     /// The optional features it needs.
     pub fn needs(self) -> wgpu::Features {
-        if self == Variant::Subgroup {
+        if self.subgroup() {
             wgpu::Features::SUBGROUP
         } else {
             wgpu::Features::empty()
         }
+    }
+
+    /// Whether it uses subgroup operations (its entry point is in `reduce_subgroup.wgsl`).
+    fn subgroup(self) -> bool {
+        matches!(self, Variant::Subgroup | Variant::OnePass)
     }
 
     fn entry(self) -> &'static str {
@@ -173,6 +181,7 @@ impl Variant {
             Variant::Workgroup => "workgroup_tree",
             Variant::Unroll4 | Variant::Dynamic | Variant::GridStride => "dynamic_tree",
             Variant::Subgroup => "subgroup_tree",
+            Variant::OnePass => "one_pass",
         }
     }
 
@@ -180,7 +189,7 @@ impl Variant {
     /// lesson's reduceSmemUnroll, Professional CUDA C Programming §5.3), else one.
     fn unroll(self) -> u32 {
         match self {
-            Variant::Unroll4 | Variant::GridStride | Variant::Subgroup => 4,
+            Variant::Unroll4 | Variant::GridStride | Variant::Subgroup | Variant::OnePass => 4,
             _ => 1,
         }
     }
@@ -188,7 +197,10 @@ impl Variant {
     /// Whether the first launch reads the caller's input with 128-bit loads (the wide-loads
     /// lesson); later launches read the partial sums one word at a time.
     fn wide(self) -> bool {
-        matches!(self, Variant::GridStride | Variant::Subgroup)
+        matches!(
+            self,
+            Variant::GridStride | Variant::Subgroup | Variant::OnePass
+        )
     }
 
     /// The workgroup size: reduceSmem's array is fixed at 256 elements, the others take the
@@ -202,8 +214,8 @@ impl Variant {
     }
 
     /// The constants of its pipelines: the scalar launch's, then, for a wide variant, the
-    /// first launch's with `VEC4` set. Shared by the launch and the pipeline list, so the two
-    /// cannot disagree.
+    /// first launch's with `VEC4` set (one-pass has only that launch). Shared by the launch and
+    /// the pipeline list, so the two cannot disagree.
     fn pipeline_constants(self, op: Op, ty: &str, wg: u32) -> Vec<Vec<(String, f64)>> {
         let scalar = constants(op, ty, wg, self.unroll());
         if !self.wide() {
@@ -211,6 +223,9 @@ impl Variant {
         }
         let mut vec4 = scalar.clone();
         vec4.push(("VEC4".to_string(), 1.0));
+        if self == Variant::OnePass {
+            return vec![vec4]; // its one launch reads the input
+        }
         vec![scalar, vec4]
     }
 }
@@ -270,10 +285,11 @@ struct Params {
 }
 
 impl Gpu {
-    /// The variant [`Gpu::reduce`] uses: subgroups where the adapter has them, else grid-stride.
+    /// The variant [`Gpu::reduce`] uses: one pass with subgroups where the adapter has them,
+    /// else grid-stride.
     pub fn default_reduce_variant(&self) -> Variant {
         if self.has(wgpu::Features::SUBGROUP) && !self.is_cpu() {
-            Variant::Subgroup
+            Variant::OnePass
         } else {
             Variant::GridStride
         }
@@ -421,7 +437,7 @@ impl Gpu {
                 .check("reduce workgroup 256", [256, 1, 1], usage)?;
         }
         let unroll = variant.unroll();
-        let shader = module(T::WGSL, variant == Variant::Subgroup).shader;
+        let shader = module(T::WGSL, variant.subgroup()).shader;
         let all = variant.pipeline_constants(op, T::WGSL, wg);
         let pipeline = self.pipeline(&shader, variant.entry(), &all[0]).await?;
         let wide = variant.wide();
@@ -436,6 +452,9 @@ impl Gpu {
         } else {
             None
         };
+        if variant == Variant::OnePass {
+            return self.one_pass_recipe(input, n32, plan, wg, &pipeline).await;
+        }
         let mut buffers: Vec<DeviceBuffer<T>> = Vec::new();
         let mut steps = Vec::new();
         let mut len = n32;
@@ -523,6 +542,62 @@ impl Gpu {
         })
     }
 
+    /// The one-pass variant's single launch: a fixed number of workgroups (as grid-stride),
+    /// their partials and count in `tally`, the value in a buffer of one element.
+    async fn one_pass_recipe<T: Element>(
+        &self,
+        input: &DeviceBuffer<T>,
+        n: u32,
+        plan: Plan,
+        wg: u32,
+        pipeline: &Arc<wgpu::ComputePipeline>,
+    ) -> Result<ReduceRecipe<T>> {
+        let unroll = Variant::OnePass.unroll();
+        let items = (n as u64).div_ceil(4 * unroll as u64);
+        let groups = self.grid_stride_groups(plan.choice().usage, items);
+        // Zeroed once: the count starts at 0, and the last workgroup of every call sets it
+        // back to 0.
+        let tally = self
+            .zeros_async::<u32>("reduce tally", groups as usize + 1)
+            .await?;
+        let out = self.alloc_uninit::<T>("reduce value", 1).await?;
+        let dispatch = Dispatch::fold(
+            "reduce",
+            groups as u64,
+            self.limits().max_compute_workgroups_per_dimension,
+        )?;
+        let params = self.uniform(&Params {
+            n,
+            groups,
+            pad: [0; 2],
+        });
+        let step = Step::new(
+            self,
+            pipeline,
+            &[
+                (0, input.bind()),
+                (1, out.bind()),
+                (2, params.bind()),
+                (4, input.bind()),
+                (5, tally.bind()),
+            ],
+            dispatch,
+        )
+        .await?;
+        let size = std::mem::size_of::<T>() as u64;
+        Ok(ReduceRecipe {
+            _t: std::marker::PhantomData,
+            steps: vec![step],
+            // The value last: `run_recipe` reads it.
+            partials: vec![tally.detach(), out.detach()],
+            scratch: None,
+            // The input, each partial written and read back, the value.
+            bytes: n as u64 * size + 2 * groups as u64 * 4 + size,
+            workgroup: wg,
+            plan,
+        })
+    }
+
     /// Blocking [`Gpu::reduce_with_async`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn reduce_with<T: Element>(
@@ -594,7 +669,7 @@ impl Family for Reduce {
     }
 
     fn about(&self) -> &'static str {
-        "tree reduction: global → workgroup → unroll4 → dynamic → grid-stride → subgroup (the reduction lesson)"
+        "tree reduction: global → workgroup → unroll4 → dynamic → grid-stride → subgroup → one pass (the reduction lesson)"
     }
 
     fn modules(&self) -> Vec<Module> {
@@ -623,7 +698,7 @@ impl Family for Reduce {
         for ty in TYPES {
             for op in Op::ALL {
                 for v in Variant::ALL {
-                    let m = module(ty, v == Variant::Subgroup);
+                    let m = module(ty, v.subgroup());
                     let wgs = if v == Variant::Workgroup {
                         vec![256]
                     } else {

@@ -256,3 +256,27 @@ fn one_pass_is_one_launch_and_every_call_counts_from_zero() {
         );
     }
 }
+
+#[test]
+fn threads_calling_one_pass_on_one_buffer_share_its_count() {
+    // Every call on this buffer takes the same prepared launch, and with it the same count:
+    // wgpu orders the calls' uses of it (a read-write binding gets a barrier between uses).
+    let g = gpu();
+    if !variants().contains(&Variant::OnePass) {
+        return; // variants() checked the typed refusal for lack of subgroups
+    }
+    let x = random_u32(300_001, 80);
+    let want = x.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+    let dx = g.upload("x", &x).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let dx = &dx;
+            s.spawn(move || {
+                for call in 0..50 {
+                    let (got, _) = g.reduce_on_device(dx, Op::Sum, Variant::OnePass).unwrap();
+                    assert_eq!(got, want, "thread {t} call {call}");
+                }
+            });
+        }
+    });
+}

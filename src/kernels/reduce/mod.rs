@@ -556,7 +556,8 @@ impl Gpu {
         let items = (n as u64).div_ceil(4 * unroll as u64);
         let groups = self.grid_stride_groups(plan.choice().usage, items);
         // Zeroed once: the count starts at 0, and the last workgroup of every call sets it
-        // back to 0.
+        // back to 0. Calls that share this launch share the count; wgpu orders their uses of
+        // it (a read-write binding gets a barrier between one use and the next).
         let tally = self
             .zeros_async::<u32>("reduce tally", groups as usize + 1)
             .await?;

@@ -151,6 +151,8 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     .expect("these tests need a GPU adapter (lavapipe counts)");
     let m = tune::measured_defaults("hopper").unwrap();
     let mut measured = 0;
+    // An f32 shape that took its measured default here (whose block this adapter can hold).
+    let mut square: Option<Shape> = None;
     for (bucket, w) in &m.winners {
         // The shape the winner was measured at ("4095×4095×4095"), which its bucket holds.
         let d: Vec<usize> = w.shape.split('×').map(|x| x.parse().unwrap()).collect();
@@ -178,6 +180,9 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
                 "{bucket}"
             );
             measured += 1;
+            if bucket.precision == Precision::F32 && shape.m >= 64 && shape.n >= 64 {
+                square.get_or_insert(shape);
+            }
         } else {
             assert_eq!(c.chosen_by, ChosenBy::Planner, "{bucket}: {c:?}");
         }
@@ -186,21 +191,24 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
         measured >= 5,
         "only {measured} buckets took the measured default"
     );
-    // The f32 square the table was measured on, a shape an eighth away, and one in the same
-    // bucket farther off.
-    let by = |m, k, n| {
+    // A shape a tenth away from one the table was measured at takes its default; shapes in
+    // the same bucket (each dimension rounded up to a power of two) but farther off take the
+    // planner's choice.
+    let by = |m: u32, k: u32, n: u32| {
         g.select_matmul(
-            Shape::new(m, k, n).unwrap(),
+            Shape::new(m as usize, k as usize, n as usize).unwrap(),
             Precision::F32,
             &Selection::Auto,
         )
         .unwrap()
         .chosen_by
     };
-    assert_eq!(by(4096, 4096, 4096), ChosenBy::Measured);
-    assert_eq!(by(3600, 4096, 3700), ChosenBy::Measured);
-    assert_eq!(by(3000, 3000, 3000), ChosenBy::Planner);
-    assert_eq!(by(4096, 4096, 3500), ChosenBy::Planner);
+    let Shape { m, k, n } = square.expect("an f32 measured default with M, N >= 64 plans here");
+    let low = |d: u32| d.next_power_of_two() / 2 + 1; // the bucket's smallest
+    assert_eq!(by(m, k, n), ChosenBy::Measured);
+    assert_eq!(by(m - m / 10, k, n - n / 10), ChosenBy::Measured);
+    assert_eq!(by(low(m), k, n), ChosenBy::Planner, "{m}×{k}×{n}");
+    assert_eq!(by(m, k, low(n)), ChosenBy::Planner, "{m}×{k}×{n}");
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {

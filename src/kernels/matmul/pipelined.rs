@@ -72,6 +72,10 @@ impl Tiling for PipelinedTiling {
         // (`Scoring::Waves`): how their workgroups fall onto the multiprocessors, not their
         // reuse. On the H100 (BENCHMARKS.md, 2026-11-24) 64×64×8 ran 3000×5000×700 in 518 µs
         // where 128×128×8, ranked first by reuse, took 651.
+        // 128×256 (512 invocations, 16 subgroups, one workgroup per multiprocessor) ran the
+        // large squares 8% faster than 128×128×16 (H100, BENCHMARKS.md 2026-11-24: 46.5
+        // against 43.2 TFLOP/s at 4096³): the same 8×8 per invocation with twice the subgroups
+        // to hide each other's latency.
         [
             (128u32, 128u32, 8u32),
             (128, 128, 16),
@@ -79,6 +83,8 @@ impl Tiling for PipelinedTiling {
             (64, 128, 16),
             (64, 64, 16),
             (64, 64, 8),
+            (128, 256, 16),
+            (128, 256, 8),
         ]
         .into_iter()
         .map(|(bm, bn, bk)| {
@@ -96,13 +102,18 @@ impl Tiling for PipelinedTiling {
                     // slices ahead and the one being stored), addressing; at BK = 16 the
                     // driver keeps more of the unrolled steps' operands live (+40). Fitted to
                     // what NVIDIA's driver allocated on the H100 (scripts/device/stats,
-                    // BENCHMARKS.md 2026-11-24): 128, 207, 225, 229, 239, 167 for the tiles
-                    // above, estimated 128, 192, 216, 216, 240, 152: the same residency for
+                    // BENCHMARKS.md 2026-11-24): 128, 207, 225, 229, 239, 167 for the first six
+                    // tiles above, estimated 128, 192, 216, 216, 240, 152: the same residency for
                     // each. Two sets, as before, gave 64×64×8 seven workgroups per
                     // multiprocessor where the driver's 167 registers allow six, and the split
                     // of K sized for seven ran a second wave (64×8192×8192: 287 µs in 7 splits
                     // against 232 in 6).
-                    registers: 64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 },
+                    // A workgroup must fit on one multiprocessor, so the driver compiles a
+                    // block of 512 invocations to at most 65,536 / 512 = 128 registers (the
+                    // register file of every NVIDIA multiprocessor since Kepler, which these
+                    // figures are fitted to).
+                    registers: (64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 })
+                        .min(65_536 / (wx * wy)),
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

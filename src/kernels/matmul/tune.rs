@@ -112,7 +112,7 @@ impl Winner {
     /// Whether `shape` is within an eighth of the shape the winner was measured at in every
     /// dimension: where the shipped measured defaults apply. A bucket spans a factor of two in
     /// each dimension, and the fastest block at one end of it need not be at the other: 2048³'s
-    /// winner on the H100 (128×128×16) ran 1500³ 15% behind the wave model's 64×64×8, 4096³'s
+    /// winner on the H100 (then 128×128×16) ran 1500³ 15% behind the wave model's 64×64×8, 4096³'s
     /// ran 2222³ 7% behind (BENCHMARKS.md, 2026-11-24, "the wave model").
     pub fn measured_near(&self, shape: Shape) -> bool {
         let at: Vec<u64> = self

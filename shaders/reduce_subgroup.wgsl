@@ -21,17 +21,28 @@ fn subgroup_combine(v: Elem) -> Elem {
     return r;
 }
 
+// Where an invocation sits in its workgroup and its subgroup. The workgroup's id stays a
+// parameter of its own: WGSL's uniformity analysis judges a parameter as a whole, not by its
+// members, and the one-pass entry leaves on the workgroup id before its barriers.
+struct Place {
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) sg_size: u32,
+    @builtin(subgroup_id) sg_id: u32,
+    @builtin(num_subgroups) sg_count: u32,
+}
+
 // One value per invocation to one per workgroup (every invocation gets it): each subgroup
 // reduces its own, then every subgroup folds the per-subgroup partials (more than one
 // subgroup's worth when subgroups are narrow: lavapipe's are 8 wide).
-fn workgroup_combine(v: Elem, lane: u32, sg_size: u32, sg_id: u32, sg_count: u32) -> Elem {
+fn workgroup_combine(v: Elem, at: Place) -> Elem {
     let s = subgroup_combine(v);
-    if (lane == 0u) {
-        dyn_data[sg_id] = s;
+    if (at.lane == 0u) {
+        dyn_data[at.sg_id] = s;
     }
     workgroupBarrier();
     var w = identity();
-    for (var i = lane; i < sg_count; i += sg_size) {
+    for (var i = at.lane; i < at.sg_count; i += at.sg_size) {
         w = combine(w, dyn_data[i]);
     }
     return subgroup_combine(w);
@@ -40,14 +51,10 @@ fn workgroup_combine(v: Elem, lane: u32, sg_size: u32, sg_id: u32, sg_count: u32
 @compute @workgroup_size(WG)
 fn subgroup_tree(@builtin(workgroup_id) wid: vec3<u32>,
                  @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32,
-                 @builtin(subgroup_invocation_id) lane: u32,
-                 @builtin(subgroup_size) sg_size: u32,
-                 @builtin(subgroup_id) sg_id: u32,
-                 @builtin(num_subgroups) sg_count: u32) {
+                 at: Place) {
     let g = group_index(wid, nwg);
-    let w = workgroup_combine(gather_any(g, lid), lane, sg_size, sg_id, sg_count);
-    if (lid == 0u && g < params.groups) {
+    let w = workgroup_combine(gather_any(g, at.lid), at);
+    if (at.lid == 0u && g < params.groups) {
         output[g] = w;
     }
 }
@@ -69,21 +76,17 @@ var<workgroup> counted: u32;
 @compute @workgroup_size(WG)
 fn one_pass(@builtin(workgroup_id) wid: vec3<u32>,
             @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32,
-            @builtin(subgroup_invocation_id) lane: u32,
-            @builtin(subgroup_size) sg_size: u32,
-            @builtin(subgroup_id) sg_id: u32,
-            @builtin(num_subgroups) sg_count: u32) {
+            at: Place) {
     let g = group_index(wid, nwg);
     if (g >= params.groups) {
         return;  // past the last workgroup (the 2-D fold rounds up): not counted
     }
-    let w = workgroup_combine(gather_any(g, lid), lane, sg_size, sg_id, sg_count);
-    if (lid == 0u) {
+    let w = workgroup_combine(gather_any(g, at.lid), at);
+    if (at.lid == 0u) {
         atomicStore(&tally[g], bitcast<u32>(w));
     }
     storageBarrier();  // the partial, then the count (__threadfence() in the guide)
-    if (lid == 0u) {
+    if (at.lid == 0u) {
         counted = atomicAdd(&tally[params.groups], 1u) + 1u;
     }
     if (workgroupUniformLoad(&counted) != params.groups) {
@@ -91,11 +94,11 @@ fn one_pass(@builtin(workgroup_id) wid: vec3<u32>,
     }
     storageBarrier();  // the count, then the other workgroups' partials
     var acc = identity();
-    for (var i = lid; i < params.groups; i += WG) {
+    for (var i = at.lid; i < params.groups; i += WG) {
         acc = combine(acc, bitcast<Elem>(atomicLoad(&tally[i])));
     }
-    let total = workgroup_combine(acc, lane, sg_size, sg_id, sg_count);
-    if (lid == 0u) {
+    let total = workgroup_combine(acc, at);
+    if (at.lid == 0u) {
         output[0] = total;
         atomicStore(&tally[params.groups], 0u);  // ready for the next call
     }

@@ -276,14 +276,6 @@ struct ReduceRecipe<T: Element> {
     plan: Plan,
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    groups: u32,
-    pad: [u32; 2],
-}
-
 impl Gpu {
     /// The variant [`Gpu::reduce`] uses: one pass with subgroups where the adapter has them,
     /// else grid-stride.
@@ -476,16 +468,7 @@ impl Gpu {
             let out = self
                 .alloc_uninit::<T>("reduce partials", groups as usize)
                 .await?;
-            let dispatch = Dispatch::fold(
-                "reduce",
-                groups as u64,
-                self.limits().max_compute_workgroups_per_dimension,
-            )?;
-            let params = self.uniform(&Params {
-                n: len,
-                groups,
-                pad: [0; 2],
-            });
+            let (dispatch, params) = self.reduce_grid(len, groups)?;
             let src = buffers.last().unwrap_or(input);
             let step = if variant == Variant::Global {
                 let sc = buffers.last().or(scratch.as_ref()).expect("scratch");
@@ -542,6 +525,17 @@ impl Gpu {
         })
     }
 
+    /// One launch's grid, `groups` workgroups folded into 2-D, and its params block: the values
+    /// it reduces and the workgroups with work (the fold may add a few).
+    fn reduce_grid(&self, n: u32, groups: u32) -> Result<(Dispatch, crate::pool::Uniform)> {
+        let dispatch = Dispatch::fold(
+            "reduce",
+            groups as u64,
+            self.limits().max_compute_workgroups_per_dimension,
+        )?;
+        Ok((dispatch, self.params2(n, groups)))
+    }
+
     /// The one-pass variant's single launch: a fixed number of workgroups (as grid-stride),
     /// their partials and count in `tally`, the value in a buffer of one element.
     async fn one_pass_recipe<T: Element>(
@@ -562,16 +556,7 @@ impl Gpu {
             .zeros_async::<u32>("reduce tally", groups as usize + 1)
             .await?;
         let out = self.alloc_uninit::<T>("reduce value", 1).await?;
-        let dispatch = Dispatch::fold(
-            "reduce",
-            groups as u64,
-            self.limits().max_compute_workgroups_per_dimension,
-        )?;
-        let params = self.uniform(&Params {
-            n,
-            groups,
-            pad: [0; 2],
-        });
+        let (dispatch, params) = self.reduce_grid(n, groups)?;
         let step = Step::new(
             self,
             pipeline,

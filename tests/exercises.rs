@@ -2,8 +2,8 @@
 //! The exercises on the test adapter: every starter fails with the hint that names its mistake,
 //! every solution (the project's own shader) passes, a racy kernel is caught, a barrier in
 //! non-uniform control flow is refused (naga accepts it), an off-by-one loop with every barrier in
-//! place is not called a race, and a file that does not compile gets naga's message with the
-//! learner's file name and line.
+//! place is not called a race, a loop that never ends is stopped at the cap and named, and a file
+//! that does not compile gets naga's message with the learner's file name and line.
 
 mod common;
 use common::gpu;
@@ -185,4 +185,26 @@ fn a_file_that_does_not_compile_gets_nagas_message_with_its_name_and_line() {
     // An unknown exercise is a typed error listing the choices.
     let e = exercise("nope").err().unwrap();
     assert!(e.to_string().contains("tiled-matmul"), "{e}");
+}
+
+#[test]
+fn a_loop_that_never_ends_is_stopped_at_the_cap_and_named() {
+    // The reduction tree with its barrier in place and `s >= 0u` for `s > 0u`: a u32 is never
+    // below 0, so the loop runs for ever at s = 0 unless the bounding of every loop stops it.
+    let ex = exercise("reduction-tree").unwrap();
+    let good = ex.starter_source.replace(
+        "        // TODO (reduceSmem): a step may not read a partner before the partner's step is done.",
+        "        workgroupBarrier();",
+    );
+    assert_ne!(good, ex.starter_source);
+    assert!(check(gpu(), &ex, &good, "tree.wgsl").passed());
+    let endless = good.replace(
+        "for (var s = STATIC_WG / 2u; s > 0u; s >>= 1u)",
+        "for (var s = STATIC_WG / 2u; s >= 0u; s >>= 1u)",
+    );
+    assert_ne!(endless, good);
+    let verdict = check(gpu(), &ex, &endless, "tree.wgsl");
+    let text = verdict.render(&ex);
+    assert!(matches!(verdict, Verdict::LoopStopped { .. }), "{text}");
+    assert!(text.contains("did not end"), "{text}");
 }

@@ -1,11 +1,11 @@
 //! Every loop of a learner's shader bounded: a kernel that never ends must not freeze the page
 //! (in a browser nothing can interrupt the GPU, and a CPU adapter such as SwiftShader has no
 //! watchdog) nor hold a native check until the GPU timeout. Each loop gets its own step counter,
-//! declared just before it, and its body starts with `tilekit_steps_N += 1u; if
-//! (tilekit_steps_N > TILEKIT_LOOP_CAP) { atomicStore(&tilekit_loop_capped, 1u); break; }`: the
-//! flag, `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline
-//! binds it) and [`crate::Gpu::with_watched_substitute_async`] binds and reads, says that a loop
-//! was stopped, whatever the kernel's answer.
+//! declared just before it, and its body starts with
+//! `if (tilekit_capped(&tilekit_steps_N)) { break; }`; the cap, the flag and `tilekit_capped` are
+//! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag, `@group(1) @binding(0)`, which every compute entry point
+//! touches (so that every pipeline binds it) and [`crate::Gpu::with_watched_substitute_async`]
+//! binds and reads, says that a loop was stopped, whatever the kernel's answer.
 //!
 //! The counter is a function-scope variable set to 0 where the loop starts and changed by a
 //! constant in every iteration, so it is as uniform as its loop: a loop that holds a barrier
@@ -16,9 +16,13 @@
 //! mistake (`s >= 0u` on a u32), stops at the cap. The text is rewritten, not naga's IR, so that
 //! the browser compiles the learner's own code.
 
-/// What the counters, the cap and the flag are called in the rewritten source.
+/// The cap, the flag and the check of a step, put after the learner's directives.
+const LOOP_CAP: &str = include_str!("../../shaders/exercise/loop_cap.wgsl");
+/// The cap's declaration in [`LOOP_CAP`], whose value the caller's replaces.
+const CAP_LINE: &str = "const TILEKIT_LOOP_CAP: u32 = 0u;";
+/// What the loops' counters are called (one per loop, numbered).
 const COUNTER: &str = "tilekit_steps";
-const CAP: &str = "TILEKIT_LOOP_CAP";
+/// What the flag is called in [`LOOP_CAP`].
 const FLAG: &str = "tilekit_loop_capped";
 
 /// `source` with every loop counting its steps against `cap` (each loop each time it starts).
@@ -36,9 +40,7 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
                 inserts.push((i, format!("var {COUNTER}_{n} = 0u; ")));
                 inserts.push((
                     body + 1,
-                    format!(
-                        " {COUNTER}_{n} += 1u; if ({COUNTER}_{n} > {CAP}) {{ atomicStore(&{FLAG}, 1u); break; }}"
-                    ),
+                    format!(" if (tilekit_capped(&{COUNTER}_{n})) {{ break; }}"),
                 ));
             }
             i += kw.len();
@@ -69,11 +71,13 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
         }
         break;
     }
+    assert!(
+        LOOP_CAP.contains(CAP_LINE),
+        "loop_cap.wgsl must declare `{CAP_LINE}`"
+    );
     inserts.push((
         at,
-        format!(
-            "const {CAP}: u32 = {cap}u;\n@group(1) @binding(0) var<storage, read_write> {FLAG}: atomic<u32>;\n"
-        ),
+        LOOP_CAP.replace(CAP_LINE, &format!("const TILEKIT_LOOP_CAP: u32 = {cap}u;")),
     ));
     inserts.sort_by_key(|(at, _)| *at);
     let mut out = String::with_capacity(source.len() + 64 * inserts.len());
@@ -181,12 +185,19 @@ mod tests {
         let src = include_str!("../../shaders/checks/bound_loops.wgsl");
         let out = bound_loops(src, 1000);
         valid(&out);
-        assert_eq!(out.matches("tilekit_steps_").count(), 9, "{out}");
+        assert_eq!(out.matches("tilekit_steps_").count(), 6, "{out}");
         assert_eq!(out.matches("var tilekit_steps_").count(), 3, "{out}");
-        // The cap and the flag come after the directive and the leading comment.
+        assert_eq!(
+            out.matches("if (tilekit_capped(&tilekit_steps_").count(),
+            3,
+            "{out}"
+        );
+        // The cap, the flag and the check come after the directive and the leading comment.
+        let head = "enable f16;\n// for a while: loop {\n";
+        assert!(out.starts_with(head), "{out}");
         assert!(
-            out.starts_with(
-                "enable f16;\n// for a while: loop {\nconst TILEKIT_LOOP_CAP: u32 = 1000u;\n@group(1)"
+            out[head.len()..].starts_with(
+                &super::LOOP_CAP.replace(super::CAP_LINE, "const TILEKIT_LOOP_CAP: u32 = 1000u;")
             ),
             "{out}"
         );

@@ -1,0 +1,19 @@
+// What `tilekit::exercise::bound_loops` puts in front of a learner's shader, after its
+// directives (src/exercise/bound.rs says why): the cap on the steps of each loop, the flag that
+// says a loop reached it (group 1, which `Gpu::with_watched_substitute_async` binds and reads),
+// and the check every loop body then starts with, `if (tilekit_capped(&counter)) { break; }`,
+// on a counter of the loop's own declared just before it.
+// `0u` is replaced by the caller's cap.
+const TILEKIT_LOOP_CAP: u32 = 0u;
+@group(1) @binding(0) var<storage, read_write> tilekit_loop_capped: atomic<u32>;
+
+// One more step of the loop whose counter `steps` points at: past the cap, the flag is raised
+// and the loop is told to leave.
+fn tilekit_capped(steps: ptr<function, u32>) -> bool {
+    *steps += 1u;
+    if (*steps > TILEKIT_LOOP_CAP) {
+        atomicStore(&tilekit_loop_capped, 1u);
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,198 @@
+//! What the planner decided: the [`Plan`] of one problem, every [`Candidate`] with its analysis
+//! and score, who chose the tile ([`ChosenBy`]), and the table and the "why" that the command
+//! line and the tour print.
+
+use super::{KernelUse, Residency};
+use crate::dispatch::Dispatch;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// One candidate tile and the analysis of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    /// E.g. `TILE=16` or `128x128x16/8x8`.
+    pub label: String,
+    /// Override constants to set in the shader.
+    pub constants: Vec<(String, u32)>,
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
+    /// What one workgroup needs.
+    pub usage: KernelUse,
+    /// `None` if the adapter's limits allow it, else why not (names the limit).
+    pub refused: Option<String>,
+    /// Workgroups per multiprocessor under each resource.
+    pub residency: Residency,
+    /// Global-load reduction: how many times fewer global loads than the naive kernel (the tile
+    /// width for the tiled matmul).
+    pub reuse: f64,
+    /// The ranking score (higher is better); see [`Plan::why`].
+    pub score: f64,
+    /// Workgroups the launch needs: the output blocks times [`Candidate::splits`].
+    pub workgroups: u64,
+    /// Slices of K computed separately and summed (1: no split).
+    pub splits: u32,
+    /// The depth of K each split computes (a multiple of the kernel's granule; K itself without
+    /// a split; 0 for a kernel that never splits K).
+    pub k_split: u32,
+}
+
+/// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's
+/// cache) or of a run's variant (the caller naming one, the autotuner's cache, the planner's
+/// rules). One type for both, so that text and JSON say it the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChosenBy {
+    /// The planner's analysis (the fallback, and the explanation).
+    Planner,
+    /// The caller forced a tile by label.
+    Forced,
+    /// The autotuner's cache for this adapter and shape bucket (`tilekit tune`).
+    Tuner,
+    /// The winners `tilekit tune` measured on a GPU of this adapter's device profile, shipped
+    /// with tilekit: what an adapter without its own tuning cache gets where they plan.
+    Measured,
+    /// The caller named the variant.
+    Caller,
+}
+
+impl std::fmt::Display for ChosenBy {
+    /// The same word as the JSON (`planner`, `forced`, `tuner`, `measured`, `caller`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ChosenBy::Planner => "planner",
+            ChosenBy::Forced => "forced",
+            ChosenBy::Tuner => "tuner",
+            ChosenBy::Measured => "measured",
+            ChosenBy::Caller => "caller",
+        })
+    }
+}
+
+/// The planner's answer: the chosen candidate, the constants and dispatch that go with it, and
+/// the analysis of every candidate.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// The kernel, e.g. `tiled-matmul`.
+    pub kernel: String,
+    /// The problem size, named.
+    #[serde(serialize_with = "ordered_map")]
+    pub sizes: Vec<(String, u64)>,
+    /// The profile the residency figures come from.
+    pub profile: String,
+    /// Every candidate, in the order considered.
+    pub candidates: Vec<Candidate>,
+    /// Index of the chosen candidate.
+    pub chosen: usize,
+    /// Who chose it.
+    pub chosen_by: ChosenBy,
+    /// The launch grid for the chosen candidate.
+    pub dispatch: Dispatch,
+    /// One line saying why.
+    pub why: String,
+}
+
+fn ordered_map<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, x) in v {
+        m.serialize_entry(k, x)?;
+    }
+    m.end()
+}
+
+impl Plan {
+    /// The chosen candidate.
+    pub fn choice(&self) -> &Candidate {
+        &self.candidates[self.chosen]
+    }
+
+    /// The chosen override constants as wgpu wants them.
+    pub fn constants(&self) -> Vec<(String, f64)> {
+        self.choice()
+            .constants
+            .iter()
+            .map(|(k, v)| (k.clone(), *v as f64))
+            .collect()
+    }
+
+    /// The value of one chosen override constant. Every candidate of a
+    /// [`Tiling`](super::Tiling) sets the same constants, so a missing one is a bug in the
+    /// family, not bad input.
+    pub fn constant(&self, name: &str) -> u32 {
+        self.choice()
+            .constants
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("plan for {} has no constant {name}", self.kernel))
+    }
+
+    /// The problem size as `1000×1000×1000`.
+    pub fn size_text(&self) -> String {
+        self.sizes
+            .iter()
+            .map(|(_, v)| v.to_string())
+            .collect::<Vec<_>>()
+            .join("×")
+    }
+
+    /// The table `tilekit plan` prints.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let fmt = |v: u32| {
+            if v == u32::MAX {
+                "-".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>6} {:>7} {:>8}  ",
+            "candidate",
+            "wg bytes",
+            "invoc",
+            "regs",
+            "fits",
+            "thr",
+            "reg",
+            "mem",
+            "slot",
+            "binding",
+            "occup",
+            "reuse",
+            "score"
+        );
+        for (i, c) in self.candidates.iter().enumerate() {
+            let r = &c.residency;
+            let _ = writeln!(
+                s,
+                "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>5.0}% {:>6.1}x {:>8} {}",
+                c.label,
+                c.usage.workgroup_bytes,
+                c.usage.invocations,
+                c.usage.registers,
+                if c.refused.is_none() { "yes" } else { "no" },
+                fmt(r.by_threads),
+                fmt(r.by_registers),
+                fmt(r.by_memory),
+                fmt(r.by_slots),
+                r.binding.name(),
+                r.occupancy * 100.0,
+                c.reuse,
+                if c.refused.is_some() { "-".to_string() } else { format!("{:.2}", c.score) },
+                if i == self.chosen { "✓" } else { "" }
+            );
+        }
+        for c in self.candidates.iter().filter(|c| c.refused.is_some()) {
+            let _ = writeln!(
+                s,
+                "  {} refused: {}",
+                c.label,
+                c.refused.as_deref().unwrap_or("")
+            );
+        }
+        let _ = writeln!(s, "why: {}", self.why);
+        s
+    }
+}

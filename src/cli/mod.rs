@@ -5,6 +5,7 @@
 
 pub(crate) mod args;
 pub(crate) mod commands;
+pub(crate) mod plan;
 
 pub(crate) use crate::family::command::*;
 pub(crate) use crate::family::{output, units};
@@ -35,7 +36,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             sizes,
             limits,
             json,
-        } => commands::plan(&g, &kernel, &sizes, &limits, json),
+        } => plan::plan(&g, &kernel, &sizes, &limits, json),
         Command::Run(r) => commands::run(&g, &r.command, &r.matches),
         Command::Bench(a) => commands::bench(&g, a),
         Command::Tour {
@@ -133,7 +134,7 @@ pub mod fuzzing {
             } = cli.command
             {
                 if limits != "adapter" {
-                    let _ = super::commands::plan_for(
+                    let _ = super::plan::plan_for(
                         &kernel,
                         &sizes,
                         &limits,

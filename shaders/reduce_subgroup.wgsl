@@ -70,7 +70,8 @@ fn subgroup_tree(@builtin(workgroup_id) wid: vec3<u32>,
 // always meet in the device's coherent memory.
 // The last workgroup reads the partials in index order, so the value does not depend on which
 // workgroup finished last: the same input gives the same bits on every call.
-@group(0) @binding(5) var<storage, read_write> tally: array<atomic<u32>>;  // partials' bits, then the count
+// The partials' bits, then the count of workgroups done.
+@group(0) @binding(5) var<storage, read_write> tally: array<atomic<u32>>;
 var<workgroup> counted: u32;
 
 @compute @workgroup_size(WG)

@@ -180,6 +180,12 @@ pub struct DeviceProfile {
     pub multiprocessors: Option<u32>,
     /// False for CPU implementations, where residency does not describe the hardware.
     pub is_gpu: bool,
+    /// Whether the compiler holds an invocation to the registers that let one whole workgroup
+    /// fit a multiprocessor, spilling the rest: true wherever WGSL runs, since a pipeline's
+    /// workgroup size is known when the driver compiles it; false for the book's device D,
+    /// where, as for a CUDA kernel without launch bounds, a block that needs more registers than
+    /// the multiprocessor has does not run at all.
+    pub fits_workgroup_registers: bool,
 }
 
 impl DeviceProfile {
@@ -197,6 +203,7 @@ impl DeviceProfile {
             max_registers_per_thread: 255,
             multiprocessors: None,
             is_gpu: true,
+            fits_workgroup_registers: false,
         }
     }
 
@@ -213,6 +220,7 @@ impl DeviceProfile {
             max_registers_per_thread: 255,
             multiprocessors: mps,
             is_gpu: true,
+            fits_workgroup_registers: true,
         };
         vec![
             DeviceProfile::book_device_d(),
@@ -263,6 +271,7 @@ impl DeviceProfile {
                 max_registers_per_thread: 255,
                 multiprocessors: None,
                 is_gpu: true,
+                fits_workgroup_registers: true,
             },
             DeviceProfile {
                 name: "apple",
@@ -275,6 +284,7 @@ impl DeviceProfile {
                 max_registers_per_thread: 128,
                 multiprocessors: None,
                 is_gpu: true,
+                fits_workgroup_registers: true,
             },
             DeviceProfile {
                 name: "intel-xe",
@@ -287,6 +297,7 @@ impl DeviceProfile {
                 max_registers_per_thread: 128,
                 multiprocessors: None,
                 is_gpu: true,
+                fits_workgroup_registers: true,
             },
             DeviceProfile {
                 name: "cpu",
@@ -299,6 +310,7 @@ impl DeviceProfile {
                 max_registers_per_thread: 1 << 10,
                 multiprocessors: None,
                 is_gpu: false,
+                fits_workgroup_registers: true,
             },
             DeviceProfile {
                 name: "default",
@@ -311,6 +323,7 @@ impl DeviceProfile {
                 max_registers_per_thread: 128,
                 multiprocessors: None,
                 is_gpu: true,
+                fits_workgroup_registers: true,
             },
         ]
     }

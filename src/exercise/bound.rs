@@ -2,10 +2,11 @@
 //! (in a browser nothing can interrupt the GPU, and a CPU adapter such as SwiftShader has no
 //! watchdog) nor hold a native check until the GPU timeout. Each loop gets its own step counter,
 //! declared just before it, and its body starts with
-//! `if (tilekit_capped(&tilekit_steps_N)) { break; }`; the cap, the flag and `tilekit_capped` are
-//! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag, `@group(1) @binding(0)`, which every compute entry point
-//! touches (so that every pipeline binds it) and [`crate::Gpu::with_watched_substitute_async`]
-//! binds and reads, says that a loop was stopped, whatever the kernel's answer.
+//! `if (tilekit_capped(&tilekit_steps_N)) { break; }`. The cap, the flag and `tilekit_capped` are
+//! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
+//! `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline binds
+//! it) and [`crate::Gpu::with_watched_substitute_async`] binds and reads, says that a loop was
+//! stopped, whatever the kernel's answer.
 //!
 //! The counter is a function-scope variable set to 0 where the loop starts and changed by a
 //! constant in every iteration, so it is as uniform as its loop: a loop that holds a barrier

@@ -171,7 +171,7 @@ impl Plan {
                 c.label,
                 c.usage.workgroup_bytes,
                 c.usage.invocations,
-                c.usage.registers,
+                r.registers,
                 if c.refused.is_none() { "yes" } else { "no" },
                 fmt(r.by_threads),
                 fmt(r.by_registers),

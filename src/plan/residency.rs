@@ -47,6 +47,10 @@ impl Resource {
 pub struct Residency {
     /// Workgroups allowed by the thread count.
     pub by_threads: u32,
+    /// Registers per invocation as counted: the estimate rounded up to the allocation
+    /// granularity, at most what lets one whole workgroup fit the register file (0 when
+    /// registers are not counted).
+    pub registers: u32,
     /// Workgroups allowed by the register file (`u32::MAX` when registers are not counted).
     pub by_registers: u32,
     /// Workgroups allowed by workgroup memory (`u32::MAX` when the kernel uses none).
@@ -70,12 +74,20 @@ pub struct Residency {
 pub fn residency(profile: &DeviceProfile, usage: KernelUse) -> Residency {
     let inv = usage.invocations.max(1);
     let by_threads = profile.threads_per_mp / inv;
+    let g = profile.register_granularity.max(1);
+    let mut registers = usage.registers.div_ceil(g).saturating_mul(g);
+    if profile.fits_workgroup_registers {
+        // The compiler holds each invocation to the registers that leave room for the whole
+        // workgroup, and spills what it needed beyond: NVIDIA's Vulkan driver compiled a
+        // 512-invocation matmul block estimated at 180 registers to 128, 65,536 / 512, on the
+        // H100 (BENCHMARKS.md, 2026-11-24, "128×256 blocks").
+        registers = registers.min((profile.registers_per_mp / inv) / g * g);
+    }
     let by_registers = if usage.registers == 0 {
         u32::MAX
     } else {
-        let g = profile.register_granularity.max(1);
-        let per_thread = usage.registers.div_ceil(g) * g;
-        if per_thread > profile.max_registers_per_thread {
+        let per_thread = registers;
+        if per_thread == 0 || per_thread > profile.max_registers_per_thread {
             0
         } else {
             (profile.registers_per_mp as u64 / (per_thread as u64 * inv as u64)) as u32
@@ -103,6 +115,7 @@ pub fn residency(profile: &DeviceProfile, usage: KernelUse) -> Residency {
     let resident_invocations = workgroups * inv;
     Residency {
         by_threads,
+        registers,
         by_registers,
         by_memory,
         by_slots,

@@ -108,12 +108,10 @@ impl Tiling for PipelinedTiling {
                     // multiprocessor where the driver's 167 registers allow six, and the split
                     // of K sized for seven ran a second wave (64×8192×8192: 287 µs in 7 splits
                     // against 232 in 6).
-                    // A workgroup must fit on one multiprocessor, so the driver compiles a
-                    // block of 512 invocations to at most 65,536 / 512 = 128 registers (the
-                    // register file of every NVIDIA multiprocessor since Kepler, which these
-                    // figures are fitted to).
-                    registers: (64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 })
-                        .min(65_536 / (wx * wy)),
+                    // The 128×256 blocks' 512 invocations get what one workgroup leaves them
+                    // of the register file (the residency's cap: 128 on the H100, which the
+                    // driver allocated for both).
+                    registers: 64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 },
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

@@ -112,8 +112,8 @@ impl Winner {
     /// Whether `shape` is within an eighth of the shape the winner was measured at in every
     /// dimension: where the shipped measured defaults apply. A bucket spans a factor of two in
     /// each dimension, and the fastest block at one end of it need not be at the other: 2048³'s
-    /// winner on the H100 (then 128×128×16) ran 1500³ 15% behind the wave model's 64×64×8, 4096³'s
-    /// ran 2222³ 7% behind (BENCHMARKS.md, 2026-11-24, "the wave model").
+    /// winner on the H100 (then 128×128×16) ran 1500³ 15% behind the wave model's 64×64×8,
+    /// 4096³'s ran 2222³ 7% behind (BENCHMARKS.md, 2026-11-24, "the wave model").
     pub fn measured_near(&self, shape: Shape) -> bool {
         let at: Vec<u64> = self
             .shape
@@ -191,8 +191,8 @@ pub(crate) fn load(gpu: &Gpu) -> Tuning {
 /// Winners `tilekit tune` measured on one GPU, shipped with tilekit for every adapter of its
 /// device profile that has no tuning cache of its own (`chosen_by: measured`). The planner's
 /// score is a model (reuse and residency, or the wave model's estimate); on a real GPU the
-/// fastest tile for a bucket can differ (BENCHMARKS.md, "the split of K decided by the planner"), and a user who never
-/// runs `tilekit tune` should still get it.
+/// fastest tile for a bucket can differ (BENCHMARKS.md, "the split of K decided by the
+/// planner"), and a user who never runs `tilekit tune` should still get it.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Measured {
     /// The device profile it applies to (`hopper`).

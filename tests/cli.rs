@@ -92,13 +92,8 @@ fn matmul_npy_round_trip() {
 fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
     use half::f16;
     let d = dir("matmul-f16-overflow");
-    let half_file = |name: &str, values: &[f32], shape: &[u64]| {
-        let data: Vec<u8> = values
-            .iter()
-            .flat_map(|&v| f16::from_f32(v).to_le_bytes())
-            .collect();
-        std::fs::write(d.join(name), npy::bytes_of("<f2", shape, &data)).unwrap();
-    };
+    let half_file =
+        |name: &str, values: &[f32], shape: &[u64]| half_npy(&d.join(name), values, shape);
     half_file(
         "a.npy",
         &[200.0, 200.0, 200.0, 200.0, 1.0, 2.0, 3.0, 4.0],
@@ -122,6 +117,44 @@ fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
         .collect();
     let inf = f32::INFINITY;
     assert_eq!(c, [inf, -inf, 750.0, 1000.0, -1000.0, 12.0]);
+}
+
+/// A float16 file of `values` with `shape`.
+fn half_npy(path: &Path, values: &[f32], shape: &[u64]) {
+    let data: Vec<u8> = values
+        .iter()
+        .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
+        .collect();
+    std::fs::write(path, npy::bytes_of("<f2", shape, &data)).unwrap();
+}
+
+/// A float16 sum past f16's range is written as NumPy's `np.sum` gives it, an infinity of its
+/// sign, not refused as a wrong result; one inside the range is the sum.
+#[test]
+fn a_float16_sum_past_its_range_is_an_infinity_as_in_numpy() {
+    let d = dir("reduce-f16-overflow");
+    for (name, values, want) in [
+        ("up.npy", vec![60000.0f32, 6000.0, 3.0], f32::INFINITY),
+        (
+            "down.npy",
+            vec![-60000.0f32, -6000.0, 3.0],
+            f32::NEG_INFINITY,
+        ),
+        ("inside.npy", vec![30000.0f32, 2000.0, -16.0], 31984.0),
+    ] {
+        let (x, r) = (d.join(name), d.join(format!("sum-{name}")));
+        half_npy(&x, &values, &[3]);
+        let out = tilekit(&["run", "reduce", "--input", s(&x), "-o", s(&r)]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (descr, shape, data) = npy::read_raw(&r);
+        assert_eq!((descr.as_str(), shape), ("<f2", vec![]), "{name}");
+        let got = half::f16::from_le_bytes([data[0], data[1]]).to_f32();
+        assert_eq!(got, want, "{name}");
+    }
 }
 
 #[test]

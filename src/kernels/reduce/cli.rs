@@ -240,9 +240,17 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         };
         Check::Exact(e)
     };
+    // The value as the array written holds it, where its dtype rounds it (float16: past 65504,
+    // an infinity, as NumPy's).
+    let written = out.data.to_f64()[0];
+    let shown = if written == value || (written.is_nan() && value.is_nan()) {
+        format!("{value}")
+    } else {
+        format!("{value} ({written} as {})", data.dtype())
+    };
     let text = match &run {
         Some(r) => format!(
-            "{} of {n} {}: {value} (CPU reference {expected})\n{}: {} ({}), {}, {} launch(es), WG={}\n{}",
+            "{} of {n} {}: {shown} (CPU reference {expected})\n{}: {} ({}), {}, {} launch(es), WG={}\n{}",
             op.name(),
             data.dtype(),
             v.name(),

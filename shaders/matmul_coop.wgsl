@@ -20,6 +20,12 @@
 // hide the latency of the loads (the residency lesson, PMPP 4.7).
 // Rows of the staged slices are padded by 8 halves (16 bytes), so that the 8 rows one load phase
 // reads start in different banks (CUDA Handbook 8.1, the padded transpose of lesson 05).
+// The staged slices are arrays of vec4<f16>, as they are loaded: each vec4 is staged by one
+// store, and `coopLoadT` reads the fragments from them with strides counted in vec4s (a
+// cooperative load from an array of vectors counts in its elements, as SPIR-V's does). The
+// driver had already merged the four f16 stores of the scalar layout into one, but the vector
+// layout still ran 2–3% faster at 4096³–8192³ and 6% at 2048³ on the H100 (BENCHMARKS.md,
+// 2026-11-24), its addressing simpler.
 // The global loads of every slice that lies wholly inside K are unmasked: their addresses are
 // computed once (`origins`), rows past M and columns past N clamped to the last one, so they only
 // ever reach rows and columns of C that are not stored. Only the slices at the end of K go
@@ -63,9 +69,9 @@ override SG: u32 = 32u;   // the adapter's subgroup size
 const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
 const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand
 
-// Row strides of the staged slices, in halves: padded by 8 (16 bytes).
-override AS: u32 = BK + 8u;
-override BS: u32 = BN + 8u;
+// Row strides of the staged slices, in vec4s of halves: padded by 8 halves (16 bytes).
+override AS4: u32 = (BK + 8u) / 4u;
+override BS4: u32 = (BN + 8u) / 4u;
 override SUBGROUPS_N: u32 = BN / WN;
 override INVOCATIONS: u32 = (BM / WM) * (BN / WN) * SG;
 
@@ -73,8 +79,8 @@ override INVOCATIONS: u32 = (BM / WM) * (BN / WN) * SG;
 // out one after the other (on the H100 the last declared first), so a further variable must be a
 // multiple of 16 bytes: one more u32 among them shifted a_s and b_s by 8 bytes, and the products
 // came out wrong.
-var<workgroup> a_s: array<f16, 2u * BM * (BK + 8u)>;   // [buffer][row][k]
-var<workgroup> b_s: array<f16, 2u * BK * (BN + 8u)>;   // [buffer][k][column]
+var<workgroup> a_s: array<vec4<f16>, 2u * BM * (BK + 8u) / 4u>;   // [buffer][row][k / 4]
+var<workgroup> b_s: array<vec4<f16>, 2u * BK * (BN + 8u) / 4u>;   // [buffer][k][column / 4]
 var<workgroup> c_s: array<f32, (BM / WM) * (BN / WN) * 256u>;  // one fragment per subgroup
 
 // One slice's global loads of an invocation: its vec4s of A and of B. An array indexed by the
@@ -164,21 +170,13 @@ fn stage(buf: u32, me: u32, s: Slice) {
     for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
         let e = me + i * INVOCATIONS;
         if (e < BM * BK / 4u) {
-            let at = buf * BM * AS + (e / (BK / 4u)) * AS + 4u * (e % (BK / 4u));
-            a_s[at] = s.a[i].x;
-            a_s[at + 1u] = s.a[i].y;
-            a_s[at + 2u] = s.a[i].z;
-            a_s[at + 3u] = s.a[i].w;
+            a_s[buf * BM * AS4 + (e / (BK / 4u)) * AS4 + e % (BK / 4u)] = s.a[i];
         }
     }
     for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
         let e = me + i * INVOCATIONS;
         if (e < BK * BN / 4u) {
-            let at = buf * BK * BS + (e / (BN / 4u)) * BS + 4u * (e % (BN / 4u));
-            b_s[at] = s.b[i].x;
-            b_s[at + 1u] = s.b[i].y;
-            b_s[at + 2u] = s.b[i].z;
-            b_s[at + 3u] = s.b[i].w;
+            b_s[buf * BK * BS4 + (e / (BN / 4u)) * BS4 + e % (BN / 4u)] = s.b[i];
         }
     }
 }
@@ -198,16 +196,20 @@ struct Acc {
 // The subgroup's share of the staged slice in buffer `buf`: its fragments of A and of B, loaded
 // from workgroup memory, multiplied into its accumulators on the matrix units.
 fn multiply(acc: ptr<function, Acc>, buf: u32, sub_row: u32, sub_col: u32) {
-    let abase = buf * BM * AS + sub_row * AS;
-    let bbase = buf * BK * BS + sub_col;
+    let abase = buf * BM * AS4 + sub_row * AS4;
+    let bbase = buf * BK * BS4 + sub_col / 4u;
     // [lesson] the lines the tour quotes
     for (var kf = 0u; kf < BK / FRAG; kf++) {
-        let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG], AS);
-        let fa1 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + FRAG * AS + kf * FRAG], AS);
-        let fb0 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS], BS);
-        let fb1 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 1u * FRAG], BS);
-        let fb2 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 2u * FRAG], BS);
-        let fb3 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS + 3u * FRAG], BS);
+        let fa0 = coopLoadT<coop_mat16x16<f16, A>>(&a_s[abase + kf * FRAG / 4u], AS4);
+        let fa1 = coopLoadT<coop_mat16x16<f16, A>>(
+            &a_s[abase + FRAG * AS4 + kf * FRAG / 4u], AS4);
+        let fb0 = coopLoadT<coop_mat16x16<f16, B>>(&b_s[bbase + kf * FRAG * BS4], BS4);
+        let fb1 = coopLoadT<coop_mat16x16<f16, B>>(
+            &b_s[bbase + kf * FRAG * BS4 + 1u * FRAG / 4u], BS4);
+        let fb2 = coopLoadT<coop_mat16x16<f16, B>>(
+            &b_s[bbase + kf * FRAG * BS4 + 2u * FRAG / 4u], BS4);
+        let fb3 = coopLoadT<coop_mat16x16<f16, B>>(
+            &b_s[bbase + kf * FRAG * BS4 + 3u * FRAG / 4u], BS4);
         (*acc).c00 = coopMultiplyAdd(fa0, fb0, (*acc).c00);
         (*acc).c01 = coopMultiplyAdd(fa0, fb1, (*acc).c01);
         (*acc).c02 = coopMultiplyAdd(fa0, fb2, (*acc).c02);

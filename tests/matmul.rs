@@ -388,6 +388,69 @@ fn the_planner_ranks_pipelined_blocks_by_the_waves_they_run() {
     assert!(score("64x64x8") > 1.2 * score("128x128x8"));
 }
 
+/// The wave model sees how a launch's workgroups fill the GPU, not how fast each block's code
+/// runs once they do: on the H100 a 128×256 block ran 8192³ 7% faster per FMA than 64×64×8
+/// (`tilekit tune`'s trials, shipped as the hopper profile's measured rates). Scaled by those
+/// rates, the estimate picks 128×256×8 where 64×64×8 ran 5–8% behind it (768×3072×768,
+/// 1024×4096×512, 256×8192×2048; BENCHMARKS.md 2026-11-24, "measured rates") and keeps 64×64×8
+/// where it was the fastest (777×1234×2345, 3000×5000×700: one wave of small blocks against a
+/// second, nearly empty wave of large ones). Pure planning: nothing is launched.
+#[test]
+fn measured_rates_scale_the_wave_models_estimate() {
+    use tilekit::kernels::matmul::blocked::BlockedTiling;
+    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    use tilekit::kernels::matmul::tune;
+    let rates = tune::measured_defaults("hopper").unwrap().rates["pipelined"].clone();
+    let plain = common::hopper_planner();
+    let rated = common::hopper_planner().with_rates(rates.clone());
+    let tiling = |m, k, n| PipelinedTiling {
+        shape: Shape { m, k, n },
+    };
+    for ((m, k, n), without, with) in [
+        ((768, 3072, 768), "64x64x8", "128x256x8"),
+        ((1024, 4096, 512), "64x64x8", "128x256x8"),
+        ((256, 8192, 2048), "64x64x8", "128x256x8"),
+        ((777, 1234, 2345), "64x64x8", "64x64x8"),
+        ((3000, 5000, 700), "64x64x8", "64x64x8"),
+    ] {
+        let p = plain.plan(&tiling(m, k, n)).unwrap();
+        let r = rated.plan(&tiling(m, k, n)).unwrap();
+        assert_eq!(p.choice().label, without, "{m}×{k}×{n}:\n{}", p.table());
+        assert_eq!(r.choice().label, with, "{m}×{k}×{n}:\n{}", r.table());
+        // Each candidate's score is the model's estimate times its measured rate.
+        for (a, b) in p.candidates.iter().zip(&r.candidates) {
+            let rate = rates[&a.label];
+            assert!(rate > 0.0 && rate <= 1.0, "{}: {rate}", a.label);
+            assert_eq!(b.rate, Some(rate), "{}", a.label);
+            assert_eq!(a.rate, None);
+            assert!((b.score - a.score * rate).abs() < 1e-12, "{}", a.label);
+        }
+        assert!(r.table().contains("rate"), "{}", r.table());
+        assert!(r.why.contains("of the fastest block's rate"), "{}", r.why);
+    }
+    // Rates are of the fastest block measured: one of them is 1.
+    assert!(rates.values().any(|&r| r == 1.0), "{rates:?}");
+    // Only the wave model uses them: the blocked kernel's reuse score ignores a rate under its
+    // own label.
+    let blocked = BlockedTiling {
+        shape: Shape {
+            m: 1000,
+            k: 1000,
+            n: 1000,
+        },
+    };
+    let labels: Vec<String> = plain
+        .analyse(&blocked)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    let all =
+        common::hopper_planner().with_rates(labels.iter().map(|l| (l.clone(), 0.5)).collect());
+    for (a, b) in plain.analyse(&blocked).iter().zip(all.analyse(&blocked)) {
+        assert_eq!((b.rate, b.score), (None, a.score), "{}", a.label);
+    }
+}
+
 /// The small-M kernel's splits on the hopper profile, with the registers NVIDIA's driver
 /// allocated (f32 at eight rows per invocation: 72, three workgroups per multiprocessor). Sized
 /// for four, f32 8×4096×4096 ran its 15 splits in two waves: 47 µs against 37 in 11

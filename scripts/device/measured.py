@@ -11,5 +11,7 @@ adapters = json.load(open(cache))["adapters"]
 if len(adapters) != 1:
     sys.exit(f"{cache} holds {len(adapters)} adapters; expected one")
 (adapter, winners), = adapters.items()
-print(json.dumps({"profile": profile, "measured_on": adapter, "date": date, "winners": winners},
-                 indent=2, sort_keys=True, ensure_ascii=False))
+# The rates the same tune measured (tilekit's `tune::rates`), where its shape set had any.
+rates = json.load(open(cache)).get("rates", {}).get(adapter, {})
+print(json.dumps({"profile": profile, "measured_on": adapter, "date": date, "winners": winners,
+                  "rates": rates}, indent=2, sort_keys=True, ensure_ascii=False))

@@ -464,6 +464,7 @@ pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
         let mut m = Map::new();
         m.insert("cache".into(), json!(path.display().to_string()));
         m.insert("tuned".into(), json!(results));
+        m.insert("rates".into(), json!(tune::rates(&gpu, &results)));
         print_json(m);
         return Ok(());
     }

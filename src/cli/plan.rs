@@ -5,7 +5,7 @@ use super::commands::Globals;
 use super::{print_json, usage, Fail};
 use crate::kernels::FAMILIES;
 use crate::limits::{DeviceProfile, Limits, PRESETS};
-use crate::plan::{Plan, Planner};
+use crate::plan::{Plan, Planner, Rates};
 use crate::{Error, Gpu};
 use serde_json::{json, Map};
 
@@ -75,7 +75,10 @@ pub fn plan_for(
         (Some(c), "matmul") if c.plan.is_some() => c.plan.clone().expect("checked"),
         _ => {
             let tiling = (k.make)(&full, &caps)?;
-            Planner::new(lim.clone(), profile.clone()).plan(tiling.as_ref())?
+            let rates = matmul_rates(tiling.kernel(), &full, &caps, &profile, gpu);
+            Planner::new(lim.clone(), profile.clone())
+                .with_rates(rates)
+                .plan(tiling.as_ref())?
         }
     };
     Ok(PlanAnswer {
@@ -88,6 +91,35 @@ pub fn plan_for(
             (c.variant.name().to_string(), tile, c.chosen_by)
         }),
     })
+}
+
+/// The measured rates the library scores a matmul kernel's candidates with: the f32 variant
+/// whose tiling `kernel` is, on the adapter (its tune, else its profile's) or, under a preset, the
+/// profile's shipped ones. None for other kernels.
+fn matmul_rates(
+    kernel: &str,
+    sizes: &[u64],
+    caps: &crate::limits::Caps,
+    profile: &DeviceProfile,
+    gpu: Option<&Gpu>,
+) -> Rates {
+    use crate::kernels::matmul::{tune, Precision, Shape, Variant};
+    let [m, k, n] = sizes else {
+        return Rates::new();
+    };
+    let Ok(shape) = Shape::new(*m as usize, *k as usize, *n as usize) else {
+        return Rates::new();
+    };
+    let variant = Variant::all()
+        .filter(|v| v.precision() == Precision::F32)
+        .find(|v| matches!(v.tiling(shape, caps), Ok(Some(t)) if t.kernel() == kernel));
+    match (variant, gpu) {
+        (None, _) => Rates::new(),
+        (Some(v), Some(gpu)) => gpu.measured_rates(v),
+        (Some(v), None) => tune::measured_defaults(profile.name)
+            .and_then(|mut m| m.rates.remove(v.name()))
+            .unwrap_or_default(),
+    }
 }
 
 /// What `tilekit plan` shows.

@@ -25,6 +25,8 @@ pub struct Candidate {
     /// Global-load reduction: how many times fewer global loads than the naive kernel (the tile
     /// width for the tiled matmul).
     pub reuse: f64,
+    /// The measured rate its score was multiplied by ([`super::Planner::rates`]), if any.
+    pub rate: Option<f64>,
     /// The ranking score (higher is better); see [`Plan::why`].
     pub score: f64,
     /// Workgroups the launch needs: the output blocks times [`Candidate::splits`].
@@ -136,7 +138,8 @@ impl Plan {
             .join("×")
     }
 
-    /// The table `tilekit plan` prints.
+    /// The table `tilekit plan` prints. A column of measured rates appears where the score used
+    /// some ([`Candidate::rate`]).
     pub fn table(&self) -> String {
         let mut s = String::new();
         let fmt = |v: u32| {
@@ -146,9 +149,10 @@ impl Plan {
                 v.to_string()
             }
         };
+        let rated = self.candidates.iter().any(|c| c.rate.is_some());
         let _ = writeln!(
             s,
-            "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>6} {:>7} {:>8}  ",
+            "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>6} {:>7} {}{:>8}  ",
             "candidate",
             "wg bytes",
             "invoc",
@@ -161,13 +165,19 @@ impl Plan {
             "binding",
             "occup",
             "reuse",
+            if rated { "   rate " } else { "" },
             "score"
         );
         for (i, c) in self.candidates.iter().enumerate() {
             let r = &c.residency;
+            let rate = match (rated, c.rate) {
+                (false, _) => String::new(),
+                (true, Some(rate)) => format!("{:>6.0}% ", rate * 100.0),
+                (true, None) => format!("{:>7} ", "-"),
+            };
             let _ = writeln!(
                 s,
-                "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>5.0}% {:>6.1}x {:>8} {}",
+                "{:<22} {:>8} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>17} {:>5.0}% {:>6.1}x {}{:>8} {}",
                 c.label,
                 c.usage.workgroup_bytes,
                 c.usage.invocations,
@@ -180,6 +190,7 @@ impl Plan {
                 r.binding.name(),
                 r.occupancy * 100.0,
                 c.reuse,
+                rate,
                 if c.refused.is_some() { "-".to_string() } else { format!("{:.2}", c.score) },
                 if i == self.chosen { "✓" } else { "" }
             );

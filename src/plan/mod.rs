@@ -12,6 +12,7 @@ use crate::dispatch::Dispatch;
 use crate::limits::{DeviceProfile, Limits};
 use crate::{Error, Result};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 mod choice;
 mod residency;
@@ -36,7 +37,10 @@ pub enum Scoring {
     /// rate the launch keeps busy, from its waves of resident workgroups, the invocations each
     /// multiprocessor holds, its pipeline's fill and a split's partial products. For kernels
     /// whose candidates do the same work per invocation (the pipelined matmul); each candidate
-    /// gives its [`Spec::work`]. A CPU adapter, where residency does not apply, ranks by reuse.
+    /// gives its [`Spec::work`]. Where the candidate's rate was measured ([`Planner::rates`]),
+    /// the estimate is multiplied by it: the model knows how a launch fills the GPU, not how fast
+    /// each block's code runs once it does. A CPU adapter, where residency does not apply, ranks
+    /// by reuse.
     Waves,
 }
 
@@ -76,6 +80,11 @@ pub trait Tiling {
     }
 }
 
+/// Measured rates of a kernel's candidates, by label: how fast each runs per FMA when the GPU
+/// is full, relative to the fastest (1.0). `tilekit tune` measures them at the largest shape it
+/// times (see `kernels::matmul::tune::rates`).
+pub type Rates = BTreeMap<String, f64>;
+
 /// Plans tiles from an adapter's limits and a device profile.
 #[derive(Clone, Debug)]
 pub struct Planner {
@@ -83,12 +92,25 @@ pub struct Planner {
     pub limits: Limits,
     /// The per-multiprocessor figures.
     pub profile: DeviceProfile,
+    /// The measured rates of the candidates of the kernel being planned (empty: none known);
+    /// the wave model's estimate is multiplied by them ([`Scoring::Waves`]).
+    pub rates: Rates,
 }
 
 impl Planner {
     /// A planner for these limits and this profile.
     pub fn new(limits: Limits, profile: DeviceProfile) -> Planner {
-        Planner { limits, profile }
+        Planner {
+            limits,
+            profile,
+            rates: Rates::new(),
+        }
+    }
+
+    /// The same planner, knowing the measured `rates` of the kernel's candidates.
+    pub fn with_rates(mut self, rates: Rates) -> Planner {
+        self.rates = rates;
+        self
     }
 
     /// Why the limits refuse `usage` at `workgroup_size`, as the typed error.
@@ -160,19 +182,21 @@ impl Planner {
                 };
                 occ * 10.0 - (inv / 256.0).log2().abs()
             }
-            (Scoring::Waves, Some(work)) if self.profile.is_gpu => efficiency(
-                work,
-                WaveLaunch {
-                    multiprocessors: self.profile.multiprocessors.unwrap_or(16),
-                    threads_per_mp: self.profile.threads_per_mp,
-                    invocations: spec.usage.invocations,
-                    resident: res.workgroups,
-                    workgroups,
-                    splits,
-                    k_split,
-                    partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
-                },
-            ),
+            (Scoring::Waves, Some(work)) if self.profile.is_gpu => {
+                efficiency(
+                    work,
+                    WaveLaunch {
+                        multiprocessors: self.profile.multiprocessors.unwrap_or(16),
+                        threads_per_mp: self.profile.threads_per_mp,
+                        invocations: spec.usage.invocations,
+                        resident: res.workgroups,
+                        workgroups,
+                        splits,
+                        k_split,
+                        partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
+                    },
+                ) * self.rate(scoring, spec).unwrap_or(1.0)
+            }
             (Scoring::Reuse | Scoring::Waves, _) => {
                 let occupancy_factor = if self.profile.is_gpu {
                     (res.occupancy / 0.25).min(1.0)
@@ -192,6 +216,15 @@ impl Planner {
                 spec.reuse * occupancy_factor * fill + bk / 1000.0
             }
         }
+    }
+
+    /// The measured rate that scales `spec`'s score, if it has one: only the wave model uses
+    /// them, and only on a GPU.
+    fn rate(&self, scoring: Scoring, spec: &Spec) -> Option<f64> {
+        if scoring != Scoring::Waves || !self.profile.is_gpu || spec.work.is_none() {
+            return None;
+        }
+        self.rates.get(&spec.label).copied()
     }
 
     /// Every candidate of `kernel` analysed: residency, whether the limits allow it, its score.
@@ -240,6 +273,7 @@ impl Planner {
                     refused,
                     residency: res,
                     reuse: spec.reuse,
+                    rate: self.rate(scoring, spec),
                     score,
                     workgroups,
                     splits,
@@ -339,16 +373,29 @@ impl Planner {
                 c.label, self.profile.name
             ),
             ChosenBy::Planner if self.profile.is_gpu && kernel.scoring() == Scoring::Waves => {
-                format!(
-                    "{} has the best estimate: it keeps {:.0}% of the multiprocessors' FMA rate busy (the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile)",
-                    c.label,
-                    c.score * 100.0,
+                let waves = format!(
+                    "the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile",
                     c.workgroups,
                     r.workgroups,
                     r.binding.name(),
                     r.occupancy * 100.0,
                     self.profile.name
-                )
+                );
+                match c.rate {
+                    None => format!(
+                        "{} has the best estimate: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves})",
+                        c.label,
+                        c.score * 100.0,
+                    ),
+                    Some(rate) => format!(
+                        "{} has the best estimate, {:.0}%: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves}) at {:.0}% of the fastest block's rate, as `tilekit tune` measured it on a full GPU of the {} profile",
+                        c.label,
+                        c.score * 100.0,
+                        c.score / rate * 100.0,
+                        rate * 100.0,
+                        self.profile.name
+                    ),
+                }
             }
             ChosenBy::Planner if self.profile.is_gpu => format!(
                 "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",

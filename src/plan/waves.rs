@@ -25,11 +25,15 @@
 //! fraction of the multiprocessors' FMA rate the launch keeps busy: the problem's FMAs over the
 //! time the model gives, in FMAs of one multiprocessor.
 //!
-//! What it leaves out: a 128×256 block (512 invocations, one workgroup per multiprocessor) runs
-//! the large squares 7–9% faster per FMA than the 64×64 and 128×128 blocks (47.0 TFLOP/s at
-//! 8192³ against 43.6; BENCHMARKS.md 2026-11-24, "128×256 blocks"), which no term here sees: the
-//! model ranks it just below 64×64×8 where it is faster (4096×4096×11008: 8.10 ms against 8.83).
-//! The measured defaults and the tuner cover the shapes they were timed at.
+//! What it leaves out: how fast each block's code runs once the GPU is full. A 128×256 block
+//! (512 invocations, one workgroup per multiprocessor) runs the large squares 7–9% faster per
+//! FMA than the 64×64 and 128×128 blocks (47.0 TFLOP/s at 8192³ against 43.6; BENCHMARKS.md
+//! 2026-11-24, "128×256 blocks"), which no term here sees; nor was a physical term found that
+//! fits both that step and the smaller one from 64×64 to 128×128. The planner multiplies the
+//! estimate by each block's rate where `tilekit tune` measured it on a full GPU
+//! (`Planner::rates`): on 26 shapes no tune used, the block it then ranks first ran 0.7% behind
+//! the fastest on average and 5.7% at worst, where the estimate alone ran 1.7% and 8.0% behind
+//! (H100, BENCHMARKS.md 2026-11-24, "measured rates").
 //!
 //! Fitted on every block and split count timed on 11 f32 shapes and the tuner's 18, then checked
 //! on 24 shapes none of those used (H100, BENCHMARKS.md 2026-11-24, "the wave model"): the block

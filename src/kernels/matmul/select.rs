@@ -15,7 +15,7 @@
 //!   the adapter cannot hold it).
 
 use super::{Precision, Shape, Variant};
-use crate::plan::{ChosenBy, Plan};
+use crate::plan::{ChosenBy, Plan, Rates};
 use crate::{Error, Gpu, Result};
 
 /// What a caller asks of a matmul call.
@@ -187,7 +187,7 @@ impl Gpu {
                 None => Ok(None),
             };
         };
-        let planner = self.planner();
+        let planner = self.planner().with_rates(self.measured_rates(variant));
         Ok(Some(match tile {
             None => planner.plan(tiling.as_ref())?,
             Some((t, by @ (ChosenBy::Tuner | ChosenBy::Measured))) => {
@@ -197,6 +197,24 @@ impl Gpu {
         }))
     }
 
+    /// What `tilekit tune` left for this adapter (its cache, read once) and the measured defaults
+    /// of its device profile.
+    fn tuning(&self) -> Option<&super::tune::Tuning> {
+        self.tuning
+            .get_or_init(|| Box::new(super::tune::load(self)))
+            .downcast_ref::<super::tune::Tuning>()
+    }
+
+    /// The measured rates `variant`'s candidates are scored with ([`super::tune::rates`]): this
+    /// adapter's own where `tilekit tune` measured them, else its device profile's shipped ones;
+    /// none elsewhere.
+    pub fn measured_rates(&self, variant: Variant) -> Rates {
+        self.tuning()
+            .and_then(|t| t.rates.get(variant.name()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// The autotuner's winner for this shape's bucket, planned: this adapter's own (its tuning
     /// cache, `tilekit tune`), else the measured defaults of its device profile shipped with
     /// tilekit where the shape is near the one they were measured at
@@ -204,10 +222,7 @@ impl Gpu {
     /// did better); `None` when neither applies or this adapter cannot plan the winner (a
     /// changed limit, a driver update that dropped a feature: then the planner decides).
     fn tuned(&self, shape: Shape, precision: Precision) -> Option<Chosen> {
-        let tuning = self
-            .tuning
-            .get_or_init(|| Box::new(super::tune::load(self)))
-            .downcast_ref::<super::tune::Tuning>()?;
+        let tuning = self.tuning()?;
         let key = super::tune::TuneKey::of(shape, precision);
         [
             (&tuning.cache, ChosenBy::Tuner),

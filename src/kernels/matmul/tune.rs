@@ -10,6 +10,7 @@
 //! The lesson kernels (naive, tiled) are not candidates: they teach, they never win.
 
 use super::{f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant};
+use crate::plan::{ChosenBy, Rates};
 use crate::{DeviceBuffer, Error, Gpu, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -130,6 +131,9 @@ struct CacheFile {
     version: u32,
     /// Adapter key → bucket → winner.
     adapters: BTreeMap<String, BTreeMap<TuneKey, Winner>>,
+    /// Adapter key → the rates its tune measured (absent from files written before them).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    rates: BTreeMap<String, VariantRates>,
 }
 
 /// Where the cache lives: `$TILEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/tilekit`, else
@@ -166,25 +170,35 @@ fn read(path: &std::path::Path) -> std::result::Result<CacheFile, String> {
 /// One adapter's winners by bucket.
 pub type Table = BTreeMap<TuneKey, Winner>;
 
+/// Measured rates by variant name (`pipelined`), then candidate label: each tile's speed per FMA
+/// relative to the variant's fastest, where the GPU was full ([`rates`]).
+pub type VariantRates = BTreeMap<String, Rates>;
+
 /// What `Selection::Auto` consults before the planner's rules: this adapter's own winners, then
-/// the measured defaults of its device profile.
+/// the measured defaults of its device profile; and the rates the planner scores with.
 pub(crate) struct Tuning {
     pub(crate) cache: Table,
     pub(crate) measured: Table,
+    /// This adapter's own rates for a variant where its tune measured them, else its profile's.
+    pub(crate) rates: VariantRates,
 }
 
-/// `TILEKIT_MEASURED=0` leaves the measured defaults out (to see the planner's own choice).
+/// `TILEKIT_MEASURED=0` leaves the measured defaults and their rates out (to see the planner's
+/// own choice).
 pub(crate) fn load(gpu: &Gpu) -> Tuning {
     let off = std::env::var("TILEKIT_MEASURED").is_ok_and(|v| v.trim() == "0");
+    let (cache, own) = load_cache(gpu);
+    let shipped = if off {
+        None
+    } else {
+        measured_defaults(gpu.profile.name)
+    };
+    let (measured, mut rates) = shipped.map_or_else(Default::default, |m| (m.winners, m.rates));
+    rates.extend(own);
     Tuning {
-        cache: load_cache(gpu),
-        measured: if off {
-            Table::new()
-        } else {
-            measured_defaults(gpu.profile.name)
-                .map(|m| m.winners)
-                .unwrap_or_default()
-        },
+        cache,
+        measured,
+        rates,
     }
 }
 
@@ -203,6 +217,9 @@ pub struct Measured {
     pub date: String,
     /// The winners by bucket.
     pub winners: Table,
+    /// The rates of the same tune ([`rates`]).
+    #[serde(default)]
+    pub rates: VariantRates,
 }
 
 /// The measured tables shipped, by device profile (`src/kernels/matmul/measured/`; made by
@@ -221,23 +238,29 @@ pub fn measured_defaults(profile: &str) -> Option<Measured> {
     }
 }
 
-/// This adapter's winners from the cache file, or none (with a `log` warning when a file exists
-/// but cannot be used). Read once per [`Gpu`], on the first `Selection::Auto`.
-fn load_cache(gpu: &Gpu) -> Table {
+/// This adapter's winners and rates from the cache file, or none (with a `log` warning when a
+/// file exists but cannot be used). Read once per [`Gpu`], on its first matmul plan.
+fn load_cache(gpu: &Gpu) -> (Table, VariantRates) {
     if cfg!(target_arch = "wasm32") {
-        return BTreeMap::new();
+        return Default::default();
     }
     let Some(path) = cache_path() else {
-        return BTreeMap::new();
+        return Default::default();
     };
     if !path.exists() {
-        return BTreeMap::new();
+        return Default::default();
     }
     match read(&path) {
-        Ok(mut f) => f.adapters.remove(&adapter_key(gpu)).unwrap_or_default(),
+        Ok(mut f) => {
+            let key = adapter_key(gpu);
+            (
+                f.adapters.remove(&key).unwrap_or_default(),
+                f.rates.remove(&key).unwrap_or_default(),
+            )
+        }
         Err(e) => {
             log::warn!("ignoring the tuning cache {}: {e}", path.display());
-            BTreeMap::new()
+            Default::default()
         }
     }
 }
@@ -426,6 +449,62 @@ pub async fn tune_shape_async(
     })
 }
 
+/// Full waves each tile timed at a shape must run for its time there to give a rate: enough that
+/// the last, partial wave weighs little (an eighth at most).
+pub const RATE_WAVES: u64 = 8;
+
+/// What `results` measured of how fast each tile's code runs, for the planner's wave model
+/// (`Scoring::Waves`), which sees how a launch's workgroups fill the GPU but not how fast a
+/// block runs once they do (a 128×256 block of the pipelined kernel ran the large squares 7%
+/// faster per FMA than a 64×64 one on the H100, at the same 8×8 per invocation). For each variant
+/// with tiles: at the largest shape (by FMAs) where every tile it timed matched f64 and ran at
+/// least [`RATE_WAVES`] full waves of the workgroups a multiprocessor holds, each tile's time
+/// relative to the fastest's (1.0 for the fastest). A rate also carries what the model counts
+/// itself, how well a block hides latency, so a block it already marks down for that is marked
+/// down twice; measured on 26 shapes no tune used (H100, BENCHMARKS.md 2026-11-24), the blocks
+/// this keeps out were never the fastest. Empty where no shape was large enough (`tune --quick`).
+pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
+    let mps = gpu.profile.multiprocessors.unwrap_or(16).max(1) as u64;
+    let fills = |t: &Trial| {
+        t.verified
+            && t.tile.as_deref().is_some_and(|tile| {
+                gpu.plan_matmul(t.variant, t.shape, Some((tile, ChosenBy::Forced)))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|p| {
+                        let c = p.choice();
+                        c.workgroups / (mps * c.residency.workgroups.max(1) as u64) >= RATE_WAVES
+                    })
+            })
+    };
+    let mut out = VariantRates::new();
+    for variant in Variant::all() {
+        let at = results
+            .iter()
+            .map(|r| {
+                r.trials
+                    .iter()
+                    .filter(|t| t.variant == variant && t.tile.is_some())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|trials| trials.len() >= 2 && trials.iter().all(|t| fills(t)))
+            .max_by_key(|trials| trials[0].shape.flops());
+        let Some(trials) = at else { continue };
+        let fastest = trials
+            .iter()
+            .map(|t| t.seconds)
+            .fold(f64::INFINITY, f64::min);
+        out.insert(
+            variant.name().to_string(),
+            trials
+                .iter()
+                .map(|t| (t.tile.clone().expect("filtered"), fastest / t.seconds))
+                .collect(),
+        );
+    }
+    out
+}
+
 /// The cache file's new text: `results` added for this adapter (other adapters' entries are
 /// kept; a corrupt or stale file is replaced). The caller writes it to [`cache_path`].
 pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
@@ -440,6 +519,14 @@ pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
     let entry = file.adapters.entry(adapter_key(gpu)).or_default();
     for r in results {
         entry.insert(r.bucket, r.winner.clone());
+    }
+    // A tune with no shape large enough for rates (`--quick`) keeps those measured before.
+    let measured = rates(gpu, results);
+    if !measured.is_empty() {
+        file.rates
+            .entry(adapter_key(gpu))
+            .or_default()
+            .extend(measured);
     }
     serde_json::to_string_pretty(&file).map_err(|e| Error::Cache {
         path: path.display().to_string(),

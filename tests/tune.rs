@@ -211,14 +211,15 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     assert_eq!(by(m, k, low(n)), ChosenBy::Planner, "{m}×{k}×{n}");
 }
 
-/// The rates a tune measures come from the largest shape at which every tile it timed matched
-/// f64 and ran at least `RATE_WAVES` full waves: there each tile's time against the fastest's.
-/// A shape too small to fill the GPU, or one with a tile that failed its check, gives none (as
-/// `tune --quick` does), and the library then keeps its profile's shipped rates. The test
+/// The rates a tune measures come from the shapes at which every tile it timed matched f64 and
+/// ran at least `RATE_WAVES` full waves: at each, each tile's speed against the fastest's; per
+/// tile, their geometric mean, the fastest tile's rate scaled to 1. A shape too small to fill the
+/// GPU, or one with a tile that failed its check, counts for nothing; with none left there are no
+/// rates (as after `tune --quick`), and the library keeps its profile's shipped ones. The test
 /// adapter claims the hopper profile (132 multiprocessors) and uses blocks it can hold; the
 /// trials' times are made up, nothing is launched.
 #[test]
-fn rates_come_from_the_largest_shape_that_fills_the_gpu() {
+fn rates_come_from_the_shapes_that_fill_the_gpu() {
     use tilekit::kernels::matmul::tune::{rates, Trial, TuneKey, Tuned, Winner, RATE_WAVES};
     use tilekit::kernels::matmul::{Precision, Shape, Variant};
     let g = tilekit::Gpu::with_options(tilekit::GpuOptions {
@@ -226,48 +227,63 @@ fn rates_come_from_the_largest_shape_that_fills_the_gpu() {
         ..Default::default()
     })
     .expect("these tests need a GPU adapter (lavapipe counts)");
-    let tuned = |shape: Shape, times: &[(&str, f64, bool)]| Tuned {
-        bucket: TuneKey::of(shape, Precision::F32),
-        trials: times
-            .iter()
-            .map(|&(tile, seconds, verified)| Trial {
-                shape,
+    let tuned = |n: usize, times: &[(&str, f64, bool)]| {
+        let shape = Shape::new(n, n, n).unwrap();
+        Tuned {
+            bucket: TuneKey::of(shape, Precision::F32),
+            trials: times
+                .iter()
+                .map(|&(tile, seconds, verified)| Trial {
+                    shape,
+                    variant: Variant::PIPELINED,
+                    tile: Some(tile.to_string()),
+                    seconds,
+                    verified,
+                })
+                .collect(),
+            winner: Winner {
                 variant: Variant::PIPELINED,
-                tile: Some(tile.to_string()),
-                seconds,
-                verified,
-            })
-            .collect(),
-        winner: Winner {
-            variant: Variant::PIPELINED,
-            tile: Some(times[0].0.to_string()),
-            seconds: times[0].1,
-            planner_seconds: times[0].1,
-            shape: shape.to_string(),
-        },
+                tile: Some(times[0].0.to_string()),
+                seconds: times[0].1,
+                planner_seconds: times[0].1,
+                shape: shape.to_string(),
+            },
+        }
     };
-    let big = Shape::new(8192, 8192, 8192).unwrap();
-    let small = Shape::new(1024, 1024, 1024).unwrap();
-    // 8192³: 16,384 blocks of 64×64 over 132 × 6 slots, 4,096 of 128×128 over 132 × 2: both
-    // run at least RATE_WAVES full waves. 1024³ fills less than one.
-    const { assert!(16_384 / (132 * 6) >= RATE_WAVES && 4_096 / (132 * 2) >= RATE_WAVES) };
-    let at_big = tuned(big, &[("64x64x8", 0.030, true), ("128x128x8", 0.024, true)]);
-    let at_small = tuned(
-        small,
+    // 4096³: 4,096 blocks of 64×64 over 132 × 6 slots (five full waves), 1,024 of 128×128 over
+    // 132 × 2 (three); 8192³ four times as many. 1024³ fills less than one wave.
+    const { assert!(1_024 / (132 * 2) >= RATE_WAVES && 64 / (132 * 2) < RATE_WAVES) };
+    let at_8192 = tuned(
+        8192,
+        &[("64x64x8", 0.030, true), ("128x128x8", 0.024, true)],
+    );
+    let at_4096 = tuned(
+        4096,
+        &[("64x64x8", 0.0040, true), ("128x128x8", 0.0036, true)],
+    );
+    let at_1024 = tuned(
+        1024,
         &[("64x64x8", 0.001, true), ("128x128x8", 0.004, true)],
     );
-    let r = rates(&g, &[at_small.clone(), at_big.clone()]);
+    let r = rates(&g, &[at_1024.clone(), at_8192.clone(), at_4096.clone()]);
     let p = &r["pipelined"];
     assert_eq!(p.len(), 2, "{r:?}");
     assert_eq!(p["128x128x8"], 1.0);
-    assert!((p["64x64x8"] - 0.8).abs() < 1e-12, "{p:?}");
+    // 0.8 at 8192³, 0.9 at 4096³; 1024³'s 4.0 does not count.
+    assert!(
+        (p["64x64x8"] - (0.8f64 * 0.9).sqrt()).abs() < 1e-12,
+        "{p:?}"
+    );
+    // One shape alone gives its own ratios.
+    let one = rates(&g, std::slice::from_ref(&at_8192));
+    assert!((one["pipelined"]["64x64x8"] - 0.8).abs() < 1e-12, "{one:?}");
     // Only the small shape, or a big one with a tile that failed its check: no rates.
-    assert!(rates(&g, std::slice::from_ref(&at_small)).is_empty());
+    assert!(rates(&g, std::slice::from_ref(&at_1024)).is_empty());
     let failed = tuned(
-        big,
+        8192,
         &[("64x64x8", 0.030, false), ("128x128x8", 0.024, true)],
     );
-    assert!(rates(&g, &[at_small, failed]).is_empty());
+    assert!(rates(&g, &[at_1024, failed]).is_empty());
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {

@@ -81,8 +81,8 @@ pub trait Tiling {
 }
 
 /// Measured rates of a kernel's candidates, by label: how fast each runs per FMA when the GPU
-/// is full, relative to the fastest (1.0). `tilekit tune` measures them at the largest shape it
-/// times (see `kernels::matmul::tune::rates`).
+/// is full, relative to the fastest (1.0). `tilekit tune` measures them at the shapes it times
+/// that fill the GPU (see `kernels::matmul::tune::rates`).
 pub type Rates = BTreeMap<String, f64>;
 
 /// Plans tiles from an adapter's limits and a device profile.

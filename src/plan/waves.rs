@@ -31,9 +31,9 @@
 //! 2026-11-24, "128×256 blocks"), which no term here sees; nor was a physical term found that
 //! fits both that step and the smaller one from 64×64 to 128×128. The planner multiplies the
 //! estimate by each block's rate where `tilekit tune` measured it on a full GPU
-//! (`Planner::rates`): on 26 shapes no tune used, the block it then ranks first ran 0.7% behind
-//! the fastest on average and 5.7% at worst, where the estimate alone ran 1.7% and 8.0% behind
-//! (H100, BENCHMARKS.md 2026-11-24, "measured rates").
+//! (`Planner::rates`): on 26 shapes no tune used, what the library then picked ran 0.4% behind
+//! the fastest block on average and 4.0% at worst, where the estimate alone ran 1.7% and 8.0%
+//! behind (H100, BENCHMARKS.md 2026-11-24, "measured rates").
 //!
 //! Fitted on every block and split count timed on 11 f32 shapes and the tuner's 18, then checked
 //! on 24 shapes none of those used (H100, BENCHMARKS.md 2026-11-24, "the wave model"): the block

@@ -450,19 +450,22 @@ pub async fn tune_shape_async(
 }
 
 /// Full waves each tile timed at a shape must run for its time there to give a rate: enough that
-/// the last, partial wave weighs little (an eighth at most).
-pub const RATE_WAVES: u64 = 8;
+/// the last, partial wave weighs a quarter at most. On the H100 the f32 shape set has three such
+/// shapes, 4095³, 4096³ and 8192³; 2048³ (a single, partial wave of 128×256 blocks) is not one.
+pub const RATE_WAVES: u64 = 3;
 
 /// What `results` measured of how fast each tile's code runs, for the planner's wave model
 /// (`Scoring::Waves`), which sees how a launch's workgroups fill the GPU but not how fast a
 /// block runs once they do (a 128×256 block of the pipelined kernel ran the large squares 7%
 /// faster per FMA than a 64×64 one on the H100, at the same 8×8 per invocation). For each variant
-/// with tiles: at the largest shape (by FMAs) where every tile it timed matched f64 and ran at
-/// least [`RATE_WAVES`] full waves of the workgroups a multiprocessor holds, each tile's time
-/// relative to the fastest's (1.0 for the fastest). A rate also carries what the model counts
-/// itself, how well a block hides latency, so a block it already marks down for that is marked
-/// down twice; measured on 26 shapes no tune used (H100, BENCHMARKS.md 2026-11-24), the blocks
-/// this keeps out were never the fastest. Empty where no shape was large enough (`tune --quick`).
+/// with tiles: at every shape where each tile it timed matched f64 and ran at least
+/// [`RATE_WAVES`] full waves of the workgroups a multiprocessor holds, the fastest tile's time
+/// over each tile's; per tile the geometric mean over those shapes, scaled so that the fastest
+/// tile's rate is 1. Several shapes, because one large square's time moves by up to a tenth
+/// between runs on the H100. A rate also carries what the model counts itself, how well a block
+/// hides latency, so a block it already marks down for that is marked down twice; measured on 26
+/// shapes no tune used (H100, BENCHMARKS.md 2026-11-24, "measured rates"), the blocks this keeps
+/// out were never the fastest. Empty where no shape was large enough (`tune --quick`).
 pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
     let mps = gpu.profile.multiprocessors.unwrap_or(16).max(1) as u64;
     let fills = |t: &Trial| {
@@ -479,28 +482,39 @@ pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
     };
     let mut out = VariantRates::new();
     for variant in Variant::all() {
-        let at = results
-            .iter()
-            .map(|r| {
-                r.trials
-                    .iter()
-                    .filter(|t| t.variant == variant && t.tile.is_some())
-                    .collect::<Vec<_>>()
-            })
-            .filter(|trials| trials.len() >= 2 && trials.iter().all(|t| fills(t)))
-            .max_by_key(|trials| trials[0].shape.flops());
-        let Some(trials) = at else { continue };
-        let fastest = trials
-            .iter()
-            .map(|t| t.seconds)
-            .fold(f64::INFINITY, f64::min);
-        out.insert(
-            variant.name().to_string(),
-            trials
+        // Per tile, the logarithms of its relative speed at each shape that qualifies.
+        let mut logs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for r in results {
+            let trials: Vec<&Trial> = r
+                .trials
                 .iter()
-                .map(|t| (t.tile.clone().expect("filtered"), fastest / t.seconds))
-                .collect(),
-        );
+                .filter(|t| t.variant == variant && t.tile.is_some())
+                .collect();
+            if trials.len() < 2 || !trials.iter().all(|t| fills(t)) {
+                continue;
+            }
+            let fastest = trials
+                .iter()
+                .map(|t| t.seconds)
+                .fold(f64::INFINITY, f64::min);
+            for t in trials {
+                let tile = t.tile.clone().expect("filtered");
+                logs.entry(tile)
+                    .or_default()
+                    .push((fastest / t.seconds).ln());
+            }
+        }
+        let means: Rates = logs
+            .into_iter()
+            .map(|(tile, l)| (tile, (l.iter().sum::<f64>() / l.len() as f64).exp()))
+            .collect();
+        let top = means.values().copied().fold(0.0, f64::max);
+        if top > 0.0 {
+            out.insert(
+                variant.name().to_string(),
+                means.into_iter().map(|(t, m)| (t, m / top)).collect(),
+            );
+        }
     }
     out
 }

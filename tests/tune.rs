@@ -80,6 +80,47 @@ fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
         assert!(tile.starts_with(t), "{tile} vs {t}");
     }
 
+    // A tune measures rates only at shapes that fill the GPU, and `--quick`'s never do: the
+    // rates an earlier, full tune left for this adapter stay, and reach the planner (shown here
+    // with the hopper profile: on a CPU adapter the wave model does not apply).
+    assert_eq!(report["rates"], serde_json::json!({}), "{report}");
+    let key = adapters.keys().next().unwrap().clone();
+    let mut earlier = file.clone();
+    earlier["rates"] = serde_json::json!({ key.clone(): {"pipelined": {"64x64x8": 0.5}} });
+    std::fs::write(cache.join("tune.json"), earlier.to_string()).unwrap();
+    let out = tilekit(&cache, &["tune", "--quick", "--json"]);
+    assert!(out.status.success());
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cache.join("tune.json")).unwrap()).unwrap();
+    assert_eq!(after["rates"][&key]["pipelined"]["64x64x8"], 0.5, "{after}");
+    let out = tilekit(
+        &cache,
+        &[
+            "--profile",
+            "hopper",
+            "plan",
+            "pipelined-matmul",
+            "300",
+            "200",
+            "100",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for c in plan["plan"]["candidates"].as_array().unwrap() {
+        let rate = if c["label"] == "64x64x8" {
+            serde_json::json!(0.5)
+        } else {
+            serde_json::Value::Null
+        };
+        assert_eq!(c["rate"], rate, "{c}");
+    }
+
     // A corrupt file and a file of another format version: a warning, the planner, exit 0.
     for bad in ["{not json", r#"{"version": 99, "adapters": {}}"#] {
         std::fs::write(cache.join("tune.json"), bad).unwrap();

@@ -156,7 +156,7 @@ impl Gpu {
         } = call.chosen;
         let shape = call.shape;
         self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
-        let k = variant.kernel();
+        let k = variant.imp();
         let types = Types {
             elem: T::PRECISION,
             out: O::PRECISION,

@@ -259,7 +259,9 @@ impl Variant {
         self.0.global_loads(shape, plan)
     }
 
-    pub(crate) fn kernel(self) -> &'static dyn Kernel {
+    /// Its implementation. (Not `kernel`: the command line calls the public [`Tiling::kernel`],
+    /// and tests/layers.rs tells the two apart by name.)
+    pub(crate) fn imp(self) -> &'static dyn Kernel {
         self.0
     }
 

@@ -377,6 +377,61 @@ fn info_and_plan_speak_json() {
     );
 }
 
+/// `tilekit plan` under the H100 preset and the hopper profile scores the pipelined blocks with
+/// the rates shipped for that profile (the same the library uses on such a GPU), shows them, and
+/// leaves them out with `TILEKIT_MEASURED=0`: at 768×3072×768 a 128×256 block with them (it ran
+/// 8% ahead of 64×64×8 there on the H100, BENCHMARKS.md 2026-11-24), 64×64×8 without. No GPU is
+/// opened.
+#[test]
+fn plan_under_a_preset_uses_its_profiles_shipped_rates() {
+    let plan = |measured: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
+            .args([
+                "plan",
+                "pipelined-matmul",
+                "768",
+                "3072",
+                "768",
+                "--limits",
+                "h100",
+                "--profile",
+                "hopper",
+                "--json",
+            ])
+            .env("TILEKIT_MEASURED", measured)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        j["plan"].clone()
+    };
+    let chosen = |p: &serde_json::Value| {
+        let c = &p["candidates"][p["chosen"].as_u64().unwrap() as usize];
+        (c["label"].as_str().unwrap().to_string(), c["rate"].clone())
+    };
+    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
+        .unwrap()
+        .rates["pipelined"]
+        .clone();
+    let with = plan("1");
+    let (label, rate) = chosen(&with);
+    assert!(label.starts_with("128x256x"), "{with}");
+    assert_eq!(rate.as_f64(), Some(shipped[&label]));
+    assert!(with["why"]
+        .as_str()
+        .unwrap()
+        .contains("of the fastest block's rate"));
+    let without = plan("0");
+    assert_eq!(
+        chosen(&without),
+        ("64x64x8".to_string(), serde_json::Value::Null)
+    );
+}
+
 #[test]
 fn every_run_subcommand_verifies_random_data() {
     for args in [

@@ -116,9 +116,7 @@ fn matmul_rates(
     match (variant, gpu) {
         (None, _) => Rates::new(),
         (Some(v), Some(gpu)) => gpu.measured_rates(v),
-        (Some(v), None) => tune::measured_defaults(profile.name)
-            .and_then(|mut m| m.rates.remove(v.name()))
-            .unwrap_or_default(),
+        (Some(v), None) => tune::shipped_rates(profile.name, v),
     }
 }
 

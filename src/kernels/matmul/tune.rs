@@ -183,12 +183,15 @@ pub(crate) struct Tuning {
     pub(crate) rates: VariantRates,
 }
 
-/// `TILEKIT_MEASURED=0` leaves the measured defaults and their rates out (to see the planner's
-/// own choice).
+/// Whether `TILEKIT_MEASURED=0` leaves the measured defaults and their rates out (to see the
+/// planner's own choice).
+fn measured_off() -> bool {
+    std::env::var("TILEKIT_MEASURED").is_ok_and(|v| v.trim() == "0")
+}
+
 pub(crate) fn load(gpu: &Gpu) -> Tuning {
-    let off = std::env::var("TILEKIT_MEASURED").is_ok_and(|v| v.trim() == "0");
     let (cache, own) = load_cache(gpu);
-    let shipped = if off {
+    let shipped = if measured_off() {
         None
     } else {
         measured_defaults(gpu.profile.name)
@@ -236,6 +239,18 @@ pub fn measured_defaults(profile: &str) -> Option<Measured> {
             None
         }
     }
+}
+
+/// The rates shipped for `variant` on GPUs of device profile `profile` (none where tilekit ships
+/// none, or with `TILEKIT_MEASURED=0`): what the planner scores with under a preset
+/// (`tilekit plan --limits PRESET --profile PROFILE`), where no adapter is opened.
+pub fn shipped_rates(profile: &str, variant: Variant) -> Rates {
+    if measured_off() {
+        return Rates::new();
+    }
+    measured_defaults(profile)
+        .and_then(|mut m| m.rates.remove(variant.name()))
+        .unwrap_or_default()
 }
 
 /// This adapter's winners and rates from the cache file, or none (with a `log` warning when a

@@ -1,9 +1,9 @@
 // What `tilekit::exercise::bound_loops` puts in front of a learner's shader, after its
 // directives (src/exercise/bound.rs says why): the cap on the steps of each loop, the flag that
 // says a loop reached it (group 1, which `Gpu::with_watched_substitute_async` binds and reads),
-// and the check every loop body then starts with, `if (tilekit_capped(&counter)) { break; }`,
-// on a counter of the loop's own declared just before it.
-// `0u` is replaced by the caller's cap.
+// and the check every loop body then starts with, on a counter of the loop's own declared just
+// before it. The `splice` lines at the end are the text put into the learner's code, `{n}` the
+// loop's number (the cap's line replaces the declaration below with the caller's cap).
 const TILEKIT_LOOP_CAP: u32 = 0u;
 @group(1) @binding(0) var<storage, read_write> tilekit_loop_capped: atomic<u32>;
 
@@ -17,3 +17,8 @@ fn tilekit_capped(steps: ptr<function, u32>) -> bool {
     }
     return false;
 }
+
+// splice cap: const TILEKIT_LOOP_CAP: u32 = {n}u;
+// splice counter: var tilekit_steps_{n} = 0u;
+// splice check: if (tilekit_capped(&tilekit_steps_{n})) { break; }
+// splice entry: _ = atomicLoad(&tilekit_loop_capped);

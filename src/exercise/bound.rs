@@ -1,9 +1,9 @@
 //! Every loop of a learner's shader bounded: a kernel that never ends must not freeze the page
 //! (in a browser nothing can interrupt the GPU, and a CPU adapter such as SwiftShader has no
 //! watchdog) nor hold a native check until the GPU timeout. Each loop gets its own step counter,
-//! declared just before it, and its body starts with
-//! `if (tilekit_capped(&tilekit_steps_N)) { break; }`. The cap, the flag and `tilekit_capped` are
-//! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
+//! declared just before it, and its body starts with a check of it (`tilekit_capped`, which
+//! breaks out past the cap). The cap, the flag, `tilekit_capped` and the text spliced into the
+//! learner's code are `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
 //! `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline binds
 //! it) and [`crate::Gpu::with_watched_substitute_async`] binds and reads, says that a loop was
 //! stopped, whatever the kernel's answer.
@@ -17,14 +17,19 @@
 //! mistake (`s >= 0u` on a u32), stops at the cap. The text is rewritten, not naga's IR, so that
 //! the browser compiles the learner's own code.
 
-/// The cap, the flag and the check of a step, put after the learner's directives.
+/// The cap, the flag and the check of a step, put after the learner's directives; its `splice`
+/// lines are the text spliced into the learner's code ([`splice`]).
 const LOOP_CAP: &str = include_str!("../../shaders/exercise/loop_cap.wgsl");
-/// The cap's declaration in [`LOOP_CAP`], whose value the caller's replaces.
-const CAP_LINE: &str = "const TILEKIT_LOOP_CAP: u32 = 0u;";
-/// What the loops' counters are called (one per loop, numbered).
-const COUNTER: &str = "tilekit_steps";
-/// What the flag is called in [`LOOP_CAP`].
-const FLAG: &str = "tilekit_loop_capped";
+
+/// `loop_cap.wgsl`'s line `// splice {name}: TEXT`, TEXT with `{n}` replaced by `n`.
+fn splice(name: &str, n: u32) -> String {
+    let tag = format!("// splice {name}: ");
+    LOOP_CAP
+        .lines()
+        .find_map(|l| l.strip_prefix(&tag))
+        .unwrap_or_else(|| panic!("loop_cap.wgsl has no `{tag}` line"))
+        .replace("{n}", &n.to_string())
+}
 
 /// `source` with every loop counting its steps against `cap` (each loop each time it starts).
 /// The caller validates the result.
@@ -37,12 +42,9 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
     while i < b.len() {
         if let Some(kw) = keyword_at(b, i) {
             if let Some(body) = open_brace(b, i + kw.len()) {
-                let n = inserts.len() / 2;
-                inserts.push((i, format!("var {COUNTER}_{n} = 0u; ")));
-                inserts.push((
-                    body + 1,
-                    format!(" if (tilekit_capped(&{COUNTER}_{n})) {{ break; }}"),
-                ));
+                let n = (inserts.len() / 2) as u32;
+                inserts.push((i, format!("{} ", splice("counter", n))));
+                inserts.push((body + 1, format!(" {}", splice("check", n))));
             }
             i += kw.len();
         } else {
@@ -54,7 +56,7 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
     while let Some(at) = code[i..].find("@compute").map(|a| a + i) {
         let fn_at = code[at..].find("fn ").map(|f| f + at);
         if let Some(body) = fn_at.and_then(|f| open_brace(b, f)) {
-            inserts.push((body + 1, format!(" _ = atomicLoad(&{FLAG});")));
+            inserts.push((body + 1, format!(" {}", splice("entry", 0))));
         }
         i = at + 8;
     }
@@ -72,14 +74,7 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
         }
         break;
     }
-    assert!(
-        LOOP_CAP.contains(CAP_LINE),
-        "loop_cap.wgsl must declare `{CAP_LINE}`"
-    );
-    inserts.push((
-        at,
-        LOOP_CAP.replace(CAP_LINE, &format!("const TILEKIT_LOOP_CAP: u32 = {cap}u;")),
-    ));
+    inserts.push((at, with_cap(cap)));
     inserts.sort_by_key(|(at, _)| *at);
     let mut out = String::with_capacity(source.len() + 64 * inserts.len());
     let mut last = 0;
@@ -90,6 +85,16 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
     }
     out.push_str(&source[last..]);
     out
+}
+
+/// [`LOOP_CAP`] with the caller's cap declared in place of its default.
+fn with_cap(cap: u32) -> String {
+    let default = splice("cap", 0);
+    assert!(
+        LOOP_CAP.contains(&default),
+        "loop_cap.wgsl must declare `{default}`"
+    );
+    LOOP_CAP.replace(&default, &splice("cap", cap))
 }
 
 /// The source with comments blanked (same length, newlines kept), so that a keyword in a comment
@@ -186,31 +191,37 @@ mod tests {
         let src = include_str!("../../shaders/checks/bound_loops.wgsl");
         let out = bound_loops(src, 1000);
         valid(&out);
-        assert_eq!(out.matches("tilekit_steps_").count(), 6, "{out}");
-        assert_eq!(out.matches("var tilekit_steps_").count(), 3, "{out}");
-        assert_eq!(
-            out.matches("if (tilekit_capped(&tilekit_steps_").count(),
-            3,
-            "{out}"
-        );
-        // The cap, the flag and the check come after the directive and the leading comment.
-        let head = "enable f16;\n// for a while: loop {\n";
-        assert!(out.starts_with(head), "{out}");
+        // Three loops, each with its counter and its check; and the comment's words are not
+        // loops.
+        for n in 0..3 {
+            assert_eq!(
+                out.matches(&super::splice("counter", n)).count(),
+                1,
+                "{out}"
+            );
+            assert_eq!(out.matches(&super::splice("check", n)).count(), 1, "{out}");
+        }
+        assert!(!out.contains(&super::splice("counter", 3)), "{out}");
+        // The cap, the flag and the check come after the directive and the leading comment,
+        // which stays as it was.
+        let head: String = src.lines().take(2).map(|l| format!("{l}\n")).collect();
         assert!(
-            out[head.len()..].starts_with(
-                &super::LOOP_CAP.replace(super::CAP_LINE, "const TILEKIT_LOOP_CAP: u32 = 1000u;")
-            ),
+            head.starts_with("enable ") && head.contains("loop {"),
+            "{head}"
+        );
+        assert!(out.starts_with(&head), "{out}");
+        assert!(
+            out[head.len()..].starts_with(&super::with_cap(1000)),
             "{out}"
         );
-        // The comment's words are not loops, and a function without a loop is left alone.
-        assert!(out.contains("// for a while: loop {"));
-        assert!(out.contains("fn no_loops(x: f32) -> f32 { return x * 2.0; }"));
-        // Every entry point touches the flag.
-        assert_eq!(
-            out.matches("_ = atomicLoad(&tilekit_loop_capped);").count(),
-            1,
-            "{out}"
-        );
+        assert!(!super::with_cap(1000).contains(&super::splice("cap", 0)));
+        // A function without a loop is left alone.
+        let no_loops = src.lines().find(|l| l.contains("fn no_loops")).unwrap();
+        assert!(out.contains(no_loops), "{out}");
+        // Every entry point touches the flag (counted past the spliced file, whose `splice`
+        // lines hold the same text).
+        let code = &out[head.len() + super::with_cap(1000).len()..];
+        assert_eq!(code.matches(&super::splice("entry", 0)).count(), 1, "{out}");
     }
 
     #[test]

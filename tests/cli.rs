@@ -67,13 +67,8 @@ fn matmul_npy_round_trip() {
     npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]);
     let c_path = d.join("c.npy");
     let out = matmul_in(&d, &["--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let j = common::json_of(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("float64 is computed in float32"));
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["verified"], true);
     assert_eq!(j["output"], s(&c_path));
     assert!(j["run"]["timing"]["seconds"].as_f64().unwrap() > 0.0);
@@ -171,12 +166,7 @@ fn reduce_transpose_reverse_histogram_from_npy() {
         "min",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json_of(&out);
     assert_eq!(j["result"], *x.iter().min().unwrap());
 
     let t = random_f32(7 * 13, 5);
@@ -218,12 +208,7 @@ fn reduce_transpose_reverse_histogram_from_npy() {
     let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
     npy::save(&d.join("h.npy"), &bytes, &[bytes.len() as u64]);
     let out = tilekit(&["run", "histogram", "--input", s(&d.join("h.npy")), "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json_of(&out);
     let mut expected = [0u64; 256];
     bytes.iter().for_each(|&b| expected[b as usize] += 1);
     assert_eq!(
@@ -334,9 +319,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
 
 #[test]
 fn info_and_plan_speak_json() {
-    let out = tilekit(&["info", "--json"]);
-    assert!(out.status.success());
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json_of(&tilekit(&["info", "--json"]));
     assert_eq!(j["schema"], 1);
     assert!(
         j["adapters"][0]["limits"]["max_compute_workgroup_storage_size"]
@@ -354,12 +337,7 @@ fn info_and_plan_speak_json() {
         "webgpu-default",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json_of(&out);
     let chosen = j["plan"]["chosen"].as_u64().unwrap() as usize;
     assert_eq!(j["plan"]["candidates"][chosen]["label"], "TILE=16");
     let out = tilekit(&[
@@ -401,12 +379,7 @@ fn plan_under_a_preset_uses_its_profiles_shipped_rates() {
             .env("TILEKIT_MEASURED", measured)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let j = common::json_of(&out);
         j["plan"].clone()
     };
     let chosen = |p: &serde_json::Value| {

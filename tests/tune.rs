@@ -5,6 +5,8 @@
 
 use std::process::Command;
 
+mod common;
+
 fn tilekit(cache: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_tilekit"))
         .args(args)
@@ -15,12 +17,7 @@ fn tilekit(cache: &std::path::Path, args: &[&str]) -> std::process::Output {
 }
 
 fn chosen(out: &std::process::Output) -> (String, String, String) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::json_of(out);
     let run = &v["run"];
     (
         run["chosen_by"].as_str().unwrap().to_string(),
@@ -41,12 +38,7 @@ fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
     assert_eq!(by, "planner");
 
     let out = tilekit(&cache, &["tune", "--quick", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = common::json_of(&out);
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(cache.join("tune.json")).unwrap()).unwrap();
     assert_eq!(file["version"], 1);
@@ -106,12 +98,7 @@ fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
             "--json",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plan = common::json_of(&out);
     for c in plan["plan"]["candidates"].as_array().unwrap() {
         let rate = if c["label"] == "64x64x8" {
             serde_json::json!(0.5)

@@ -68,3 +68,15 @@ pub fn hopper_planner() -> tilekit::Planner {
         tilekit::DeviceProfile::named("hopper").unwrap(),
     )
 }
+
+/// The JSON a `tilekit` command printed, after checking that it succeeded (its stderr is the
+/// failure's message).
+pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}

@@ -143,42 +143,33 @@ impl Gpu {
                 .await?;
             let (dispatch, params) = self.reduce_grid(len, groups)?;
             let src = buffers.last().unwrap_or(input);
-            let step = if variant == Variant::Global {
+            // Global binds its scratch; dynamic_tree and subgroup_tree bind the input twice
+            // (scalar and vec4 views).
+            let (p, bindings) = if variant == Variant::Global {
                 let sc = buffers.last().or(scratch.as_ref()).expect("scratch");
-                Step::new(
-                    self,
+                (
                     &pipeline,
-                    &[(1, out.bind()), (2, params.bind()), (3, sc.bind())],
-                    dispatch,
+                    vec![(1, out.bind()), (2, params.bind()), (3, sc.bind())],
                 )
-                .await?
             } else if variant != Variant::Workgroup {
-                // dynamic_tree and subgroup_tree bind the input twice: scalar and vec4 views.
                 let p = match (&pipeline4, first) {
                     (Some(p4), true) => p4,
                     _ => &pipeline,
                 };
-                Step::new(
-                    self,
-                    p,
-                    &[
-                        (0, src.bind()),
-                        (1, out.bind()),
-                        (2, params.bind()),
-                        (4, src.bind()),
-                    ],
-                    dispatch,
-                )
-                .await?
+                let b = vec![
+                    (0, src.bind()),
+                    (1, out.bind()),
+                    (2, params.bind()),
+                    (4, src.bind()),
+                ];
+                (p, b)
             } else {
-                Step::new(
-                    self,
+                (
                     &pipeline,
-                    &[(0, src.bind()), (1, out.bind()), (2, params.bind())],
-                    dispatch,
+                    vec![(0, src.bind()), (1, out.bind()), (2, params.bind())],
                 )
-                .await?
             };
+            let step = Step::new(self, p, &bindings, dispatch).await?;
             steps.push(step);
             bytes += len as u64 * size + groups as u64 * size;
             buffers.push(out);

@@ -110,6 +110,9 @@ impl Gpu {
             Some(c4) => Some(self.pipeline(&shader, variant.entry(), c4).await?),
             None => None,
         };
+        if variant == Variant::OnePass {
+            return self.one_pass_recipe(input, n32, plan, wg, &pipeline).await;
+        }
 
         // The global variant works in place: on a scratch copy of the input (copied per call).
         let scratch = if variant == Variant::Global {
@@ -117,9 +120,6 @@ impl Gpu {
         } else {
             None
         };
-        if variant == Variant::OnePass {
-            return self.one_pass_recipe(input, n32, plan, wg, &pipeline).await;
-        }
         let mut buffers: Vec<DeviceBuffer<T>> = Vec::new();
         let mut steps = Vec::new();
         let mut len = n32;

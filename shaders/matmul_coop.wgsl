@@ -6,7 +6,8 @@
 // - a workgroup owns a BM×BN block of C and walks K in slices of BK, staging each slice of A
 //   (BM×BK) and of B (BK×BN) in workgroup memory as f16, double-buffered with one barrier per
 //   slice, while the global loads of the slice after next are in flight in registers (one
-//   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units);
+//   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units); the block
+//   for few columns (GROUP = 4) issues the loads of four slices at once, a group ahead;
 // - each subgroup owns a 32×64 part of the block: 2×4 accumulator fragments of 16×16 f32 held in
 //   its registers for the whole of K (the register tile of the blocked kernel, spread over the
 //   subgroup's invocations by the hardware);
@@ -66,6 +67,7 @@ override BK: u32 = 32u;   // depth of a slice (a multiple of 16)
 const WM: u32 = 32u;      // rows of C per subgroup: 2 fragments
 const WN: u32 = 64u;      // columns of C per subgroup: 4 fragments
 override SG: u32 = 32u;   // the adapter's subgroup size
+override GROUP: u32 = 1u; // slices whose loads go out together: 1, or 4 (the loop in groups)
 const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
 const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand
 
@@ -181,6 +183,27 @@ fn stage(buf: u32, me: u32, s: Slice) {
     }
 }
 
+// Four slices' loads, issued together (GROUP = 4): each row of A is then read 4·BK deep at once
+// instead of BK deep (32 bytes at BK = 16) every slice.
+struct Group {
+    s0: Slice,
+    s1: Slice,
+    s2: Slice,
+    s3: Slice,
+}
+
+// The group of four slices at k0: unmasked while all four lie inside K, masked at its end.
+fn fetch_group(o: Origins, me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
+    if (k0 + 4u * BK <= k_end) {
+        return Group(fetch(o, k0), fetch(o, k0 + BK), fetch(o, k0 + 2u * BK),
+                     fetch(o, k0 + 3u * BK));
+    }
+    return Group(fetch_edge(me, row0, col0, k0, k_end),
+                 fetch_edge(me, row0, col0, k0 + BK, k_end),
+                 fetch_edge(me, row0, col0, k0 + 2u * BK, k_end),
+                 fetch_edge(me, row0, col0, k0 + 3u * BK, k_end));
+}
+
 // A subgroup's 2×4 accumulator fragments: rows i, columns j of 16×16 f32.
 struct Acc {
     c00: coop_mat16x16<f32, C>,
@@ -262,34 +285,67 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
 
     let zero = coop_mat16x16<f32, C>();
     var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
-    // Prologue: slice 0 into buffer 0, slice 1 fetched into registers.
-    stage(0u, me, fetch_edge(me, row0, col0, k_begin, k_end));
-    var next = fetch_edge(me, row0, col0, k_begin + BK, k_end);
-    workgroupBarrier();
+    if (GROUP == 4u) {
+        // In groups of four slices (the block for few columns, where the product is bound by
+        // reading A): the loads of group g+1 go out together as group g starts, so each row of
+        // A is read 4·BK halves deep at once, not 32 bytes at a time, and they have three
+        // slices of work to arrive in before the first of them is staged. Past the last slice
+        // a group's loads give zeros, multiplied into nothing. H100 (BENCHMARKS.md,
+        // 2026-11-24), µs against a slice at a time: 8192×8192×64 103 against 124,
+        // 16384×8192×64 182 against 229; but 1000×4104×60, in 29 splits of 9 slices that the
+        // groups pad to 12, 22.9 against 21.2. Running only the slices there are (uniform
+        // branches around the last three) cost 3% at 8192×8192×64, and choosing the loop by
+        // the split's depth (both loops in one pipeline) 2–4% on the shapes that group.
+        let o = origins(me, row0, col0);
+        var group = fetch_group(o, me, row0, col0, k_begin, k_end);
+        stage(0u, me, group.s0);
+        workgroupBarrier();
+        for (var s = 0u; s < slices; s += 4u) {
+            let ahead = fetch_group(o, me, row0, col0, k_begin + (s + 4u) * BK, k_end);
+            multiply(&acc, 0u, sub_row, sub_col);
+            stage(1u, me, group.s1);
+            workgroupBarrier();
+            multiply(&acc, 1u, sub_row, sub_col);
+            stage(0u, me, group.s2);
+            workgroupBarrier();
+            multiply(&acc, 0u, sub_row, sub_col);
+            stage(1u, me, group.s3);
+            workgroupBarrier();
+            multiply(&acc, 1u, sub_row, sub_col);
+            stage(0u, me, ahead.s0);
+            workgroupBarrier();
+            group = ahead;
+        }
+    } else {
+        // Prologue: slice 0 into buffer 0, slice 1 fetched into registers.
+        stage(0u, me, fetch_edge(me, row0, col0, k_begin, k_end));
+        var next = fetch_edge(me, row0, col0, k_begin + BK, k_end);
+        workgroupBarrier();
 
-    // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
-    // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
-    // finish a 128×256×16 slice long before its successor's loads return, and wait
-    // (133 against 186 TFLOP/s at 4096³ on the H100, BENCHMARKS.md).
-    // The loop twice: while slice s+2 lies wholly inside K its loads are unmasked, then the
-    // last slices' are masked (past the last slice they give zeros, never used).
-    let o = origins(me, row0, col0);
-    let inside = (k_end - k_begin) / BK;
-    var s = 0u;
-    for (; s + 2u < inside; s++) {
-        let ahead = fetch(o, k_begin + (s + 2u) * BK);
-        multiply(&acc, s % 2u, sub_row, sub_col);
-        stage(1u - s % 2u, me, next);
-        next = ahead;
-        // One barrier per slice, as in the pipelined kernel.
-        workgroupBarrier();
-    }
-    for (; s < slices; s++) {
-        let ahead = fetch_edge(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-        multiply(&acc, s % 2u, sub_row, sub_col);
-        stage(1u - s % 2u, me, next);
-        next = ahead;
-        workgroupBarrier();
+        // Two slices ahead: the loads of slice s+2 have this slice's and the next slice's
+        // multiply-adds to arrive in, not just this one's. One slice ahead, the matrix units
+        // finish a 128×256×16 slice long before its successor's loads return, and wait
+        // (133 against 186 TFLOP/s at 4096³ on the H100, BENCHMARKS.md).
+        // The loop twice: while slice s+2 lies wholly inside K its loads are unmasked, then
+        // the last slices' are masked (past the last slice they give zeros, never used).
+        let o = origins(me, row0, col0);
+        let inside = (k_end - k_begin) / BK;
+        var s = 0u;
+        for (; s + 2u < inside; s++) {
+            let ahead = fetch(o, k_begin + (s + 2u) * BK);
+            multiply(&acc, s % 2u, sub_row, sub_col);
+            stage(1u - s % 2u, me, next);
+            next = ahead;
+            // One barrier per slice, as in the pipelined kernel.
+            workgroupBarrier();
+        }
+        for (; s < slices; s++) {
+            let ahead = fetch_edge(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
+            multiply(&acc, s % 2u, sub_row, sub_col);
+            stage(1u - s % 2u, me, next);
+            next = ahead;
+            workgroupBarrier();
+        }
     }
 
     // Epilogue: each fragment through the subgroup's scratch, then to C with bounds checks.

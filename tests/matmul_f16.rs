@@ -147,11 +147,16 @@ fn halves(len: usize, seed: u64) -> (Vec<f16>, Vec<f32>) {
 
 /// The f16 result of `variant` at M×K×N against the f64 reference: f32 accumulation (the f32
 /// bound) and C rounded to f16 once (2⁻¹¹ of |C|).
-fn check_f16(variant: Variant, (m, k, n): (usize, usize, usize), seed: u64) {
+fn check_f16(variant: Variant, shape: (usize, usize, usize), seed: u64) {
+    check_f16_with(&Selection::Variant(variant), shape, seed);
+}
+
+fn check_f16_with(selection: &Selection, (m, k, n): (usize, usize, usize), seed: u64) {
     let (a16, a) = halves(m * k, seed);
     let (b16, b) = halves(k * n, seed + 1);
+    let variant = format!("{selection:?}");
     let (c, run) = gpu()
-        .matmul_with(&a16, &b16, (m, k, n), &Selection::Variant(variant))
+        .matmul_with(&a16, &b16, (m, k, n), selection)
         .unwrap_or_else(|e| panic!("{variant} {m}x{k}x{n}: {e}"));
     let (exact, mag) = reference(&a, &b, m, k, n);
     for (i, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
@@ -230,6 +235,62 @@ fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes()
     for v in variants {
         for (i, &shape) in SHAPES.iter().enumerate() {
             check_f16(v, shape, 40 + i as u64);
+        }
+    }
+}
+
+/// Every cooperative block, forced, against the f64 reference where the adapter has the matrix
+/// units (the H100: BENCHMARKS.md): M, K and N ragged, C with fewer columns than the block, K
+/// split into depths that are not a multiple of four slices: at 8300×1030×61 the 256×64 block,
+/// which loads slices in groups of four, runs splits of 17 slices and a last one of 14, each
+/// padded with slices of zeros to whole groups. Where the
+/// adapter has no cooperative matrices (lavapipe) the kernel cannot be built: the test then
+/// checks that a forced block is refused with the typed error naming what is missing.
+#[test]
+fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
+    use tilekit::plan::Tiling;
+    let g = gpu();
+    let blocks: Vec<String> = CoopTiling::new(SQUARE, &caps(vec![FRAGMENT], [32, 32]), "h100")
+        .unwrap()
+        .candidates()
+        .into_iter()
+        .map(|spec| spec.label)
+        .collect();
+    assert!(blocks.iter().any(|b| b == "256x64x16"), "{blocks:?}");
+    let has_coop =
+        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    for (i, tile) in blocks.iter().enumerate() {
+        let selection = Selection::Forced {
+            variant: Variant::COOP,
+            tile: tile.clone(),
+        };
+        if !has_coop {
+            let (a16, _) = halves(64 * 64, 1);
+            let e = g
+                .matmul_with(&a16, &a16, (64, 64, 64), &selection)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
+                "{tile}: {e}"
+            );
+            continue;
+        }
+        // A block the adapter cannot hold (256×128×16 on the H100) is refused, never run.
+        match g.select_matmul(SQUARE, Precision::F16, &selection) {
+            Err(Error::TileTooLarge { .. }) => continue,
+            Err(e) => panic!("{tile}: {e}"),
+            Ok(_) => {}
+        }
+        for (j, shape) in [
+            (300, 1000, 60),
+            (8300, 1030, 61),
+            (37, 53, 29),
+            (130, 40, 200),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            check_f16_with(&selection, shape, 100 + 10 * i as u64 + j as u64);
         }
     }
 }

@@ -166,14 +166,16 @@ fn f32_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
 }
 
 /// The f16 shapes (full size): the squares of the tensor-core issue, a ragged one and the small-M
-/// and skinny shapes users meet.
-pub const F16_SHAPES: [(usize, usize, usize); 7] = [
+/// and skinny shapes users meet (an A of 16 rows, a C of 64 columns).
+pub const F16_SHAPES: [(usize, usize, usize); 9] = [
     (4096, 4096, 4096),
     (8192, 8192, 8192),
     (4095, 4095, 4095),
     (3000, 5000, 700),
     (1, 4096, 4096),
+    (16, 4096, 4096),
     (128, 4096, 4096),
+    (8192, 8192, 64),
     (2048, 2048, 2048),
 ];
 

@@ -131,25 +131,35 @@ impl Tiling for CoopTiling {
         // behind from 40 rows).
         // Every block keeps each operand's loads within the shader's MAX_LOADS (8) per
         // invocation per slice.
+        // 256×64 loads four slices at once (the shader's GROUP): where C has few columns the
+        // product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each
+        // slice, ran 8192×8192×64 in 103 µs against 124 on the H100 (BENCHMARKS.md,
+        // 2026-11-24). The others load a slice at a time: two groups of loads in flight would
+        // take 128×256's 512 invocations past the registers a workgroup of 512 may have (4096³:
+        // 201 against 246 TFLOP/s).
         [
-            (128u32, 256u32, 16u32),
-            (256, 128, 16),
-            (256, 64, 16),
-            (32, 512, 16),
-            (128, 128, 32),
-            (64, 128, 32),
-            (64, 64, 32),
+            (128u32, 256u32, 16u32, 1u32),
+            (256, 128, 16, 1),
+            (256, 64, 16, 4),
+            (32, 512, 16, 1),
+            (128, 128, 32, 1),
+            (64, 128, 32, 1),
+            (64, 64, 32, 1),
         ]
         .into_iter()
-        .map(|(bm, bn, bk)| {
+        .map(|(bm, bn, bk, group)| {
             let subgroups = (bm / WM) * (bn / WN);
             let invocations = subgroups * sg;
             let per_frag = 256 / sg; // elements of a 16×16 fragment per invocation
             let loads = cdiv((bm * bk / 4) as u64, invocations as u64) as u32
                 + cdiv((bk * bn / 4) as u64, invocations as u64) as u32;
+            let mut constants = vec![("BM", bm), ("BN", bn), ("BK", bk), ("SG", sg)];
+            if group > 1 {
+                constants.push(("GROUP", group));
+            }
             Spec {
                 label: format!("{bm}x{bn}x{bk}"),
-                constants: vec![("BM", bm), ("BN", bn), ("BK", bk), ("SG", sg)],
+                constants,
                 workgroup_size: [invocations, 1, 1],
                 usage: KernelUse {
                     invocations,
@@ -157,9 +167,9 @@ impl Tiling for CoopTiling {
                     // subgroup (the epilogue): the shader's three declarations.
                     workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
                     // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
-                    // two slices of prefetched vec4<f16>s in flight (2 registers each), the
-                    // loads' origins (one each), addressing.
-                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * 2 * loads + loads + 24,
+                    // two slices (or two groups of slices) of prefetched vec4<f16>s in flight
+                    // (2 registers each), the loads' origins (one each), addressing.
+                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * group * 2 * loads + loads + 24,
                 },
                 // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
                 // the square root of the fraction of the block inside C. The scalar kernels are

@@ -245,6 +245,15 @@ fn multiply(acc: ptr<function, Acc>, buf: u32, sub_row: u32, sub_col: u32) {
     // [/lesson]
 }
 
+// One slice: its multiply-adds from buffer `buf`, the next slice (`next`, fetched earlier)
+// staged into the other buffer, then the one barrier per slice, as in the pipelined kernel: the
+// next slice is stored, and nobody still reads the buffer that the slice after it overwrites.
+fn step(acc: ptr<function, Acc>, buf: u32, me: u32, sub_row: u32, sub_col: u32, next: Slice) {
+    multiply(acc, buf, sub_row, sub_col);
+    stage(1u - buf, me, next);
+    workgroupBarrier();
+}
+
 // One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
 // fragment is bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression
 // passed straight to coopStore (docs/wgpu-notes.md 7).
@@ -302,18 +311,10 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         workgroupBarrier();
         for (var s = 0u; s < slices; s += 4u) {
             let ahead = fetch_group(o, me, row0, col0, k_begin + (s + 4u) * BK, k_end);
-            multiply(&acc, 0u, sub_row, sub_col);
-            stage(1u, me, group.s1);
-            workgroupBarrier();
-            multiply(&acc, 1u, sub_row, sub_col);
-            stage(0u, me, group.s2);
-            workgroupBarrier();
-            multiply(&acc, 0u, sub_row, sub_col);
-            stage(1u, me, group.s3);
-            workgroupBarrier();
-            multiply(&acc, 1u, sub_row, sub_col);
-            stage(0u, me, ahead.s0);
-            workgroupBarrier();
+            step(&acc, 0u, me, sub_row, sub_col, group.s1);
+            step(&acc, 1u, me, sub_row, sub_col, group.s2);
+            step(&acc, 0u, me, sub_row, sub_col, group.s3);
+            step(&acc, 1u, me, sub_row, sub_col, ahead.s0);
             group = ahead;
         }
     } else {
@@ -333,18 +334,13 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         var s = 0u;
         for (; s + 2u < inside; s++) {
             let ahead = fetch(o, k_begin + (s + 2u) * BK);
-            multiply(&acc, s % 2u, sub_row, sub_col);
-            stage(1u - s % 2u, me, next);
+            step(&acc, s % 2u, me, sub_row, sub_col, next);
             next = ahead;
-            // One barrier per slice, as in the pipelined kernel.
-            workgroupBarrier();
         }
         for (; s < slices; s++) {
             let ahead = fetch_edge(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-            multiply(&acc, s % 2u, sub_row, sub_col);
-            stage(1u - s % 2u, me, next);
+            step(&acc, s % 2u, me, sub_row, sub_col, next);
             next = ahead;
-            workgroupBarrier();
         }
     }
 

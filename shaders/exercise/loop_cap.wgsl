@@ -3,7 +3,10 @@
 // says a loop reached it (group 1, which `Gpu::with_watched_substitute_async` binds and reads),
 // and the check every loop body then starts with, on a counter of the loop's own declared just
 // before it. The `splice` lines at the end are the text put into the learner's code, `{n}` the
-// loop's number (the cap's line replaces the declaration below with the caller's cap).
+// loop's number (the cap's line replaces the declaration below with the caller's cap); the
+// `words` lines, the words of WGSL the rewriter looks for in the learner's code: where a loop
+// starts, the directives the cap must come after, and the attribute and keyword that begin a
+// compute entry point.
 const TILEKIT_LOOP_CAP: u32 = 0u;
 @group(1) @binding(0) var<storage, read_write> tilekit_loop_capped: atomic<u32>;
 
@@ -22,3 +25,6 @@ fn tilekit_capped(steps: ptr<function, u32>) -> bool {
 // splice counter: var tilekit_steps_{n} = 0u;
 // splice check: if (tilekit_capped(&tilekit_steps_{n})) { break; }
 // splice entry: _ = atomicLoad(&tilekit_loop_capped);
+// words loops: for while loop
+// words directives: enable requires diagnostic
+// words entry: @compute fn

@@ -2,8 +2,9 @@
 //! (in a browser nothing can interrupt the GPU, and a CPU adapter such as SwiftShader has no
 //! watchdog) nor hold a native check until the GPU timeout. Each loop gets its own step counter,
 //! declared just before it, and its body starts with a check of it (`tilekit_capped`, which
-//! breaks out past the cap). The cap, the flag, `tilekit_capped` and the text spliced into the
-//! learner's code are `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
+//! breaks out past the cap). The cap, the flag, `tilekit_capped`, the text spliced into the
+//! learner's code and the WGSL words this rewriter looks for (loops, directives, entry points) are
+//! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
 //! `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline binds
 //! it) and [`crate::Gpu::with_watched_substitute_async`] binds and reads, says that a loop was
 //! stopped, whatever the kernel's answer.
@@ -21,14 +22,23 @@
 /// lines are the text spliced into the learner's code ([`splice`]).
 const LOOP_CAP: &str = include_str!("../../shaders/exercise/loop_cap.wgsl");
 
-/// `loop_cap.wgsl`'s line `// splice {name}: TEXT`, TEXT with `{n}` replaced by `n`.
-fn splice(name: &str, n: u32) -> String {
-    let tag = format!("// splice {name}: ");
+/// The text of `loop_cap.wgsl`'s line `// {kind} {name}: TEXT`.
+fn line(kind: &str, name: &str) -> &'static str {
+    let tag = format!("// {kind} {name}: ");
     LOOP_CAP
         .lines()
         .find_map(|l| l.strip_prefix(&tag))
         .unwrap_or_else(|| panic!("loop_cap.wgsl has no `{tag}` line"))
-        .replace("{n}", &n.to_string())
+}
+
+/// `loop_cap.wgsl`'s line `// splice {name}: TEXT`, TEXT with `{n}` replaced by `n`.
+fn splice(name: &str, n: u32) -> String {
+    line("splice", name).replace("{n}", &n.to_string())
+}
+
+/// `loop_cap.wgsl`'s line `// words {name}: ...`: the WGSL words the rewriter looks for.
+fn words(name: &str) -> Vec<&'static str> {
+    line("words", name).split_whitespace().collect()
 }
 
 /// `source` with every loop counting its steps against `cap` (each loop each time it starts).
@@ -36,11 +46,12 @@ fn splice(name: &str, n: u32) -> String {
 pub fn bound_loops(source: &str, cap: u32) -> String {
     let code = mask(source);
     let b = code.as_bytes();
+    let loops = words("loops");
     // (byte offset, text to insert there)
     let mut inserts: Vec<(usize, String)> = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        if let Some(kw) = keyword_at(b, i) {
+        if let Some(kw) = word_at(b, i, &loops) {
             if let Some(body) = open_brace(b, i + kw.len()) {
                 let n = (inserts.len() / 2) as u32;
                 inserts.push((i, format!("{} ", splice("counter", n))));
@@ -51,20 +62,26 @@ pub fn bound_loops(source: &str, cap: u32) -> String {
             i += 1;
         }
     }
-    // Every compute entry point touches the flag, so that its pipeline's layout has group 1.
+    // Every compute entry point (its attribute, then the keyword that starts the function)
+    // touches the flag, so that its pipeline's layout has group 1.
+    let (attribute, function) = match words("entry")[..] {
+        [a, f] => (a, f),
+        _ => panic!("loop_cap.wgsl's `words entry` line names an attribute and a keyword"),
+    };
     let mut i = 0;
-    while let Some(at) = code[i..].find("@compute").map(|a| a + i) {
-        let fn_at = code[at..].find("fn ").map(|f| f + at);
+    while let Some(at) = code[i..].find(attribute).map(|a| a + i) {
+        let fn_at = (at..b.len()).find(|&j| word_at(b, j, &[function]).is_some());
         if let Some(body) = fn_at.and_then(|f| open_brace(b, f)) {
             inserts.push((body + 1, format!(" {}", splice("entry", 0))));
         }
-        i = at + 8;
+        i = at + attribute.len();
     }
     // The cap goes after the directives (`enable f16;` must come first).
+    let directives = words("directives");
     let mut at = 0;
     for line in source.split_inclusive('\n') {
         let t = line.trim_start();
-        if t.starts_with("enable ") || t.starts_with("requires ") || t.starts_with("diagnostic") {
+        if word_at(t.as_bytes(), 0, &directives).is_some() {
             at += line.len();
             continue;
         }
@@ -146,13 +163,13 @@ fn ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// The keyword `for`, `while` or `loop` starting at `i` as a whole word.
-fn keyword_at(b: &[u8], i: usize) -> Option<&'static str> {
+/// The one of `words` that starts at `i` as a whole word.
+fn word_at(b: &[u8], i: usize, words: &[&'static str]) -> Option<&'static str> {
     if i > 0 && ident(b[i - 1]) {
         return None;
     }
-    ["for", "while", "loop"].into_iter().find(|kw| {
-        b[i..].starts_with(kw.as_bytes()) && !b.get(i + kw.len()).copied().is_some_and(ident)
+    words.iter().copied().find(|w| {
+        b[i..].starts_with(w.as_bytes()) && !b.get(i + w.len()).copied().is_some_and(ident)
     })
 }
 
@@ -205,8 +222,10 @@ mod tests {
         // The cap, the flag and the check come after the directive and the leading comment,
         // which stays as it was.
         let head: String = src.lines().take(2).map(|l| format!("{l}\n")).collect();
+        let first_word = |w: &str| head.split_whitespace().next() == Some(w);
         assert!(
-            head.starts_with("enable ") && head.contains("loop {"),
+            super::words("directives").into_iter().any(first_word)
+                && super::words("loops").iter().any(|w| head.contains(w)),
             "{head}"
         );
         assert!(out.starts_with(&head), "{out}");
@@ -216,7 +235,7 @@ mod tests {
         );
         assert!(!super::with_cap(1000).contains(&super::splice("cap", 0)));
         // A function without a loop is left alone.
-        let no_loops = src.lines().find(|l| l.contains("fn no_loops")).unwrap();
+        let no_loops = src.lines().find(|l| l.contains("no_loops(")).unwrap();
         assert!(out.contains(no_loops), "{out}");
         // Every entry point touches the flag (counted past the spliced file, whose `splice`
         // lines hold the same text).

@@ -153,13 +153,15 @@ impl Tiling for CoopTiling {
             let per_frag = 256 / sg; // elements of a 16×16 fragment per invocation
             let loads = cdiv((bm * bk / 4) as u64, invocations as u64) as u32
                 + cdiv((bk * bn / 4) as u64, invocations as u64) as u32;
-            let mut constants = vec![("BM", bm), ("BN", bn), ("BK", bk), ("SG", sg)];
-            if group > 1 {
-                constants.push(("GROUP", group));
-            }
             Spec {
                 label: format!("{bm}x{bn}x{bk}"),
-                constants,
+                constants: vec![
+                    ("BM", bm),
+                    ("BN", bn),
+                    ("BK", bk),
+                    ("SG", sg),
+                    ("GROUP", group),
+                ],
                 workgroup_size: [invocations, 1, 1],
                 usage: KernelUse {
                     invocations,
@@ -257,11 +259,7 @@ impl Kernel for Coop {
     ) -> LocalFuture<'a, Result<Launch>> {
         Box::pin(async move {
             let plan = plan.expect("the cooperative kernel has a plan");
-            let (bm, bn, bk) = (
-                plan.constant("BM"),
-                plan.constant("BN"),
-                plan.constant("BK"),
-            );
+            let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
             let Shape { m, k, n } = shape;
             let (k4, n4) = (round4(k), round4(n));
             // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
@@ -271,7 +269,6 @@ impl Kernel for Coop {
             // The plan's split of K (by waves of the workgroups resident at once), each split a
             // whole number of BK slices.
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-            let _ = bk;
             // One slice stores C directly (the epilogue checks bounds, so no padded columns);
             // several write f32 partials with rows of n4 for `sum_splits`.
             let ld = if splits == 1 { n } else { n4 };

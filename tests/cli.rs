@@ -358,24 +358,16 @@ fn info_and_plan_speak_json() {
 /// `tilekit plan` under the H100 preset and the hopper profile scores the pipelined blocks with
 /// the rates shipped for that profile (the same the library uses on such a GPU), shows them, and
 /// leaves them out with `TILEKIT_MEASURED=0`: at 768×3072×768 a 128×256 block with them (it ran
-/// 8% ahead of 64×64×8 there on the H100, BENCHMARKS.md 2026-11-24), 64×64×8 without. No GPU is
-/// opened.
+/// 8% ahead of 64×64×8 there on the H100, BENCHMARKS.md 2026-11-24), 64×64×8 without. The
+/// cooperative kernel's too (an f16-only kernel): at 8192×8192×64 128×64 with them (96 µs against
+/// 256×64's 103), 256×64 without (each block's rate then taken from its reuse). No GPU is opened.
 #[test]
 fn plan_under_a_preset_uses_its_profiles_shipped_rates() {
-    let plan = |measured: &str| {
+    let plan = |kernel: &str, sizes: [&str; 3], measured: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
-            .args([
-                "plan",
-                "pipelined-matmul",
-                "768",
-                "3072",
-                "768",
-                "--limits",
-                "h100",
-                "--profile",
-                "hopper",
-                "--json",
-            ])
+            .args(["plan", kernel])
+            .args(sizes)
+            .args(["--limits", "h100", "--profile", "hopper", "--json"])
             .env("TILEKIT_MEASURED", measured)
             .output()
             .unwrap();
@@ -386,22 +378,30 @@ fn plan_under_a_preset_uses_its_profiles_shipped_rates() {
         let c = &p["candidates"][p["chosen"].as_u64().unwrap() as usize];
         (c["label"].as_str().unwrap().to_string(), c["rate"].clone())
     };
-    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
+    let rates = tilekit::kernels::matmul::tune::measured_defaults("hopper")
         .unwrap()
-        .rates["pipelined"]
-        .clone();
-    let with = plan("1");
+        .rates;
+    let pipelined = ("pipelined-matmul", ["768", "3072", "768"]);
+    let with = plan(pipelined.0, pipelined.1, "1");
     let (label, rate) = chosen(&with);
     assert!(label.starts_with("128x256x"), "{with}");
-    assert_eq!(rate.as_f64(), Some(shipped[&label]));
+    assert_eq!(rate.as_f64(), Some(rates["pipelined"][&label]));
     assert!(with["why"]
         .as_str()
         .unwrap()
         .contains("of the fastest block's rate"));
-    let without = plan("0");
+    let without = plan(pipelined.0, pipelined.1, "0");
     assert_eq!(
         chosen(&without),
         ("64x64x8".to_string(), serde_json::Value::Null)
+    );
+    let coop = ("coop-matmul", ["8192", "8192", "64"]);
+    let (label, rate) = chosen(&plan(coop.0, coop.1, "1"));
+    assert_eq!(label, "128x64x16");
+    assert_eq!(rate.as_f64(), Some(rates["coop"][&label]));
+    assert_eq!(
+        chosen(&plan(coop.0, coop.1, "0")),
+        ("256x64x16".to_string(), serde_json::Value::Null)
     );
 }
 

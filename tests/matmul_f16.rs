@@ -117,6 +117,60 @@ fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
     assert_eq!(plan(4096, 4096, 4096).choice().splits, 1);
 }
 
+/// The cooperative kernel's blocks ranked by the wave model (the whole blocks' multiply-adds,
+/// overhang included, times each block's rate): on the H100 the fastest block depends on how
+/// many columns C has (BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel",
+/// medians of every block, µs): 128×64 to 64 columns (8192×8192×64: 96 against 256×64's 103
+/// and 128×256's 157), 128×128×32 from 96 to 128 (8192×8192×128: 139 against 128×256's 162),
+/// 128×256 from 192 (8192×8192×256: 173 against 128×128×32's 217) and at the squares, 32×512
+/// for an A of 24 rows (73 against 81). With the H100's shipped rates the planner picks each of
+/// those; with no rates at all (a GPU nobody tuned) each block's rate is taken from its reuse,
+/// and the planner still picks the wide and tall blocks where they belong. Pure planning.
+#[test]
+fn the_cooperative_block_follows_the_columns_of_c() {
+    let caps = caps(vec![FRAGMENT], [32, 32]);
+    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
+        .unwrap()
+        .rates["coop"]
+        .clone();
+    let pick = |planner: &tilekit::Planner, m, k, n| {
+        let tiling = CoopTiling::new(Shape { m, k, n }, &caps, "h100").unwrap();
+        planner.plan(&tiling).unwrap().choice().label.clone()
+    };
+    let rated = common::hopper_planner().with_rates(shipped);
+    for ((m, k, n), block) in [
+        ((8192, 8192, 64), "128x64x16"),
+        ((8192, 8192, 128), "128x128x32"),
+        ((8192, 8192, 256), "128x256x16"),
+        ((4096, 4096, 4096), "128x256x16"),
+        ((24, 14336, 4096), "32x512x16"),
+    ] {
+        assert_eq!(
+            pick(&rated, m, k, n),
+            block,
+            "{m}×{k}×{n}, the H100's rates"
+        );
+    }
+    let unrated = common::hopper_planner();
+    for ((m, k, n), block) in [
+        ((8192, 8192, 128), "128x128x32"),
+        ((8192, 8192, 256), "128x256x16"),
+        ((4096, 4096, 4096), "128x256x16"),
+        ((24, 14336, 4096), "32x512x16"),
+    ] {
+        assert_eq!(pick(&unrated, m, k, n), block, "{m}×{k}×{n}, no rates");
+    }
+    // A block a tune never timed (added since) is taken to run no faster than the slowest it
+    // did: with 128×64's rate left out, 256×64 is chosen for 64 columns.
+    let mut rates = tilekit::kernels::matmul::tune::measured_defaults("hopper")
+        .unwrap()
+        .rates["coop"]
+        .clone();
+    rates.remove("128x64x16");
+    let stale = common::hopper_planner().with_rates(rates);
+    assert_eq!(pick(&stale, 8192, 8192, 64), "256x64x16");
+}
+
 #[test]
 fn every_f16_variant_is_registered_with_the_features_it_needs() {
     let f16: Vec<_> = Variant::all()

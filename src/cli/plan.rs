@@ -93,8 +93,8 @@ pub fn plan_for(
     })
 }
 
-/// The measured rates the library scores a matmul kernel's candidates with: the f32 variant
-/// whose tiling `kernel` is, on the adapter (its tune, else its profile's) or, under a preset, the
+/// The measured rates the library scores a matmul kernel's candidates with: the variant whose
+/// tiling `kernel` is (the f32 one where both precisions share it), on the adapter (its tune, else its profile's) or, under a preset, the
 /// profile's shipped ones. None for other kernels.
 fn matmul_rates(
     kernel: &str,
@@ -110,9 +110,11 @@ fn matmul_rates(
     let Ok(shape) = Shape::new(*m as usize, *k as usize, *n as usize) else {
         return Rates::new();
     };
+    let is = |v: &Variant| matches!(v.tiling(shape, caps), Ok(Some(t)) if t.kernel() == kernel);
     let variant = Variant::all()
         .filter(|v| v.precision() == Precision::F32)
-        .find(|v| matches!(v.tiling(shape, caps), Ok(Some(t)) if t.kernel() == kernel));
+        .find(is)
+        .or_else(|| Variant::all().find(is));
     match (variant, gpu) {
         (None, _) => Rates::new(),
         (Some(v), Some(gpu)) => gpu.measured_rates(v),

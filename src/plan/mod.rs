@@ -21,7 +21,7 @@ mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{split_k_waves, SplitK};
-pub use waves::{efficiency, WaveLaunch, Work};
+pub use waves::{efficiency, WaveLaunch, Work, F32_FLOPS_PER_BYTE, SCALAR_HIDING};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -195,7 +195,9 @@ impl Planner {
                         k_split,
                         partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
                     },
-                ) * self.rate(scoring, spec).unwrap_or(1.0)
+                ) * self
+                    .rate(scoring, spec)
+                    .unwrap_or_else(|| self.unmeasured_rate(&work))
             }
             (Scoring::Reuse | Scoring::Waves, _) => {
                 let occupancy_factor = if self.profile.is_gpu {
@@ -225,6 +227,18 @@ impl Planner {
             return None;
         }
         self.rates.get(&spec.label).copied()
+    }
+
+    /// The rate the wave model scores a candidate with where none was measured for it. Beside
+    /// rates a tune measured for the kernel's other candidates (a block added since), no faster
+    /// than the slowest of them, so that a rate nobody measured cannot put it first; where none
+    /// was measured at all, the kernel's own estimate ([`Work::rate`]).
+    fn unmeasured_rate(&self, work: &Work) -> f64 {
+        self.rates
+            .values()
+            .copied()
+            .reduce(f64::min)
+            .unwrap_or(work.rate)
     }
 
     /// Every candidate of `kernel` analysed: residency, whether the limits allow it, its score.

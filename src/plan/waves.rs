@@ -10,14 +10,17 @@
 //!   idle where the smaller fills it (777×1234×2345 on the H100: 133 blocks of 128×128 run two on
 //!   one multiprocessor and one on the others, 284 µs; 481 blocks of 64×64 fill one wave, 167).
 //! - **Latency hiding** (PMPP 4.6–4.7: a multiprocessor hides a load's latency by running other
-//!   warps meanwhile). A multiprocessor running fewer than 3/16 of the invocations it can hold
-//!   slows down, as (resident / that)^0.75. Fitted on the H100 (384 of 2048): three 64×64×16
-//!   workgroups, 192 invocations, run at 31 TFLOP/s where six 64×64×8 run at 42.
+//!   warps meanwhile). A multiprocessor running fewer than a kernel's [`Work::hiding`] fraction
+//!   of the invocations it can hold slows down, as (resident / that)^0.75. For the scalar units
+//!   3/16, fitted on the H100 (384 of 2048): three 64×64×16 workgroups, 192 invocations, run at
+//!   31 TFLOP/s where six 64×64×8 run at 42. The matrix units' kernel does a grid of 16×16×16
+//!   products per subgroup between its loads, and hides latency with fewer (1/8).
 //! - **The pipeline's fill.** Each workgroup loads its first slices before its first FMA (the
 //!   pipelined kernel prefetches two slices ahead), so its depth counts `fill` more.
 //! - **A split's partial products**: written by the launch, read and summed by a second pass,
-//!   charged at 20 FLOP per byte (the H100's f32 rate over its memory bandwidth; anything from 8
-//!   to 28 changed no choice in the measured set).
+//!   charged at the kernel's FLOP rate over the memory's bandwidth: 20 FLOP per byte for the
+//!   scalar units (the H100's f32 rate over its bandwidth; anything from 8 to 28 changed no
+//!   choice in the measured set), more for the matrix units ([`Work::flops_per_byte`]).
 //!
 //! The reuse a block achieves does not enter: at 8×8 per invocation every candidate already
 //! loads little enough that the FMA units, not memory, bind (on the H100, 64×64×8 runs 4096³
@@ -35,6 +38,15 @@
 //! the fastest block on average and 4.0% at worst, where the estimate alone ran 1.7% and 8.0%
 //! behind (H100, BENCHMARKS.md 2026-11-24, "measured rates").
 //!
+//! The cooperative kernel's blocks differ in their work per invocation too, and overhang C by
+//! whole fragments; the same model ranks them, with the whole blocks' multiply-adds as the work
+//! and their measured rates: on 25 f16 shapes, the library's choice ran 0.1% behind the fastest
+//! block on average and 2.4% at worst, where ranking by reuse had run 7.5% behind on average and
+//! 44% at worst; on 13 more shapes, timed after the fit, it chose the fastest at every one (H100,
+//! BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel"). Where no tune measured
+//! the rates, each block's is taken from its reuse ([`Work::rate`]): 1.4% behind on average on
+//! the 25, 9.6% at worst.
+//!
 //! Fitted on every block and split count timed on 11 f32 shapes and the tuner's 18, then checked
 //! on 24 shapes none of those used (H100, BENCHMARKS.md 2026-11-24, "the wave model"): the block
 //! it ranks first ran 0.5% behind the fastest on average and 5% at worst, where ranking by reuse
@@ -43,7 +55,7 @@
 use serde::Serialize;
 
 /// What one workgroup of a candidate computes, for the wave model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Work {
     /// FMAs one workgroup does per unit of depth: its output block, BM·BN.
     pub per_depth: u64,
@@ -53,15 +65,28 @@ pub struct Work {
     pub fill: u32,
     /// The FMAs the problem needs, M·N·K: the estimate is the fraction of the time they take.
     pub useful: u64,
+    /// What a byte of a split's partial products costs, in FLOPs of this kernel: its FLOP rate
+    /// over the memory's bandwidth ([`F32_FLOPS_PER_BYTE`] for the scalar units; the matrix
+    /// units' rate is several times theirs, and so is what a byte costs them).
+    pub flops_per_byte: u32,
+    /// The fraction of the invocations a multiprocessor holds that hides a load's latency
+    /// ([`SCALAR_HIDING`] for the scalar units): fewer resident slow the launch down.
+    pub hiding: f64,
+    /// How fast the block's code runs on a full GPU, relative to the kernel's fastest block, as
+    /// far as can be told without timing it: the planner uses this where no tune measured the
+    /// kernel's rates (`Planner::rates`). 1.0 where every block does the same work per
+    /// invocation.
+    pub rate: f64,
 }
 
-/// A resident invocation count below this fraction of what a multiprocessor holds hides
-/// latency less well (fitted on the H100: 384 of 2048).
-const HIDING: f64 = 3.0 / 16.0;
-/// How fast the slowdown below [`HIDING`] grows.
+/// For a kernel on the scalar units, a resident invocation count below this fraction of what a
+/// multiprocessor holds hides latency less well (fitted on the H100: 384 of 2048).
+pub const SCALAR_HIDING: f64 = 3.0 / 16.0;
+/// How fast the slowdown below [`Work::hiding`] grows.
 const HIDING_POWER: f64 = 0.75;
-/// What a byte of partial product costs in FLOPs (the H100's f32 rate over its bandwidth).
-const FLOPS_PER_BYTE: f64 = 20.0;
+/// What a byte of partial product costs in FLOPs of the scalar units (the H100's f32 rate over
+/// its bandwidth; anything from 8 to 28 changed no choice in the measured set).
+pub const F32_FLOPS_PER_BYTE: u32 = 20;
 
 /// One candidate's launch, as the wave model sees it.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +123,7 @@ pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
     let per_workgroup = work.per_depth as f64 * (depth as f64 + work.fill as f64);
     let hiding = |held: u64| {
         let resident_invocations = (held * launch.invocations as u64) as f64;
-        (resident_invocations / (HIDING * launch.threads_per_mp as f64))
+        (resident_invocations / (work.hiding * launch.threads_per_mp as f64))
             .min(1.0)
             .powf(HIDING_POWER)
     };
@@ -115,7 +140,7 @@ pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
     if launch.splits > 1 {
         // Written by the launch, read by the sum, which writes the result once.
         let bytes = (2 * launch.splits as u64 + 1) * launch.partial_bytes;
-        time += bytes as f64 * FLOPS_PER_BYTE / 2.0 / mps as f64;
+        time += bytes as f64 * work.flops_per_byte as f64 / 2.0 / mps as f64;
     }
     (work.useful as f64 / mps as f64) / time.max(1.0)
 }
@@ -133,6 +158,9 @@ mod tests {
                 depth: k,
                 fill: 16,
                 useful: m * n * k as u64,
+                flops_per_byte: super::F32_FLOPS_PER_BYTE,
+                hiding: super::SCALAR_HIDING,
+                rate: 1.0,
             },
             WaveLaunch {
                 multiprocessors: 132,

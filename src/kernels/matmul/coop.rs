@@ -16,13 +16,30 @@ use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Spec, SplitK, Tiling};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work};
 use crate::{Error, Gpu, Result};
 
 /// Rows and columns of C per subgroup (the shader's 2×4 grid of fragments).
 pub const WM: u32 = 32;
 /// See [`WM`].
 pub const WN: u32 = 64;
+
+/// What a byte of a split's partial products costs the matrix units, in FLOPs: their f16 rate
+/// over the memory's bandwidth (the H100: about 250 TFLOP/s from this kernel over 3.35 TB/s).
+const MATRIX_FLOPS_PER_BYTE: u32 = 75;
+
+/// The fraction of a multiprocessor's invocations that hides a load's latency for this kernel:
+/// 256 of 2048 on the H100, 8 subgroups, each with a grid of 16×16×16 products between its
+/// loads. Fitted on every block timed at 25 f16 shapes (H100, BENCHMARKS.md 2026-11-24, "the
+/// wave model for the cooperative kernel"): anything from 1/32 to 1/8 put the library's choice
+/// within 3% of the fastest block at every shape; the scalar kernel's 3/16 marked every block
+/// of 256 invocations down and chose 128×256 at 777×1234×2345, 44% behind.
+const MATRIX_HIDING: f64 = 1.0 / 8.0;
+
+/// The loads a whole BM×BN block saves over the naive kernel (PMPP 4.2): 2·BM·BN/(BM+BN).
+fn block_reuse(bm: u32, bn: u32) -> f64 {
+    2.0 * (bm * bn) as f64 / (bm + bn) as f64
+}
 
 /// The fragment the shader is written for: `coop_mat16x16`, f16 A and B, f32 accumulators.
 pub const FRAGMENT: CoopConfig = CoopConfig {
@@ -113,6 +130,14 @@ impl Tiling for CoopTiling {
         "coop-matmul"
     }
 
+    /// The wave model, with each block's measured rate: time is the whole blocks' work (what
+    /// overhangs C included) over how fast the block runs on a full GPU. A block whose columns
+    /// mostly lie outside C then loses to a narrower one by its overhang, and a narrow block
+    /// wins only where that is larger than what its rate loses.
+    fn scoring(&self) -> Scoring {
+        Scoring::Waves
+    }
+
     fn sizes(&self) -> Vec<(&'static str, u64)> {
         let s = self.shape;
         vec![("m", s.m as u64), ("k", s.k as u64), ("n", s.n as u64)]
@@ -122,25 +147,25 @@ impl Tiling for CoopTiling {
         let sg = self.subgroup;
         // BM×BN×BK blocks of 32×64 subgroup tiles (the shader's WM×WN). 128×256 needs BK = 16
         // to fit 48 KiB; 256×128×16 is listed to show the limit: its 16 subgroups' epilogue
-        // scratch takes it 512 bytes over. 256×64 (8 subgroups in a column) is for a C with few
-        // columns, where a 128×256 block would mostly overhang (H200, 8192×8192×64: 128 µs
-        // against 128×256's 172; BENCHMARKS.md, 2026-11-24). 32×512 (8 subgroups in a row)
-        // is for an A of few rows, 17 to about 40 (fewer go to gemv): a 128-row block computes
-        // four to seven times the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096
-        // 79 µs against 128×256's 87, 32×4096×11008 64 against 68; level at K = N = 4096,
-        // behind from 40 rows).
+        // scratch takes it 512 bytes over. 32×512 (8 subgroups in a row) is for an A of few
+        // rows, 17 to about 40 (fewer go to gemv): a 128-row block computes four to seven times
+        // the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096 79 µs against
+        // 128×256's 87, 32×4096×11008 64 against 68; level at K = N = 4096, behind from 40
+        // rows). 256×64 and 128×64 (8 and 4 subgroups in a column) are for a C with few
+        // columns, where a 128×256 block would mostly overhang.
         // Every block keeps each operand's loads within the shader's MAX_LOADS (8) per
         // invocation per slice.
-        // 256×64 loads four slices at once (the shader's GROUP): where C has few columns the
-        // product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each
-        // slice, ran 8192×8192×64 in 103 µs against 124 on the H100 (BENCHMARKS.md,
-        // 2026-11-24). The others load a slice at a time: two groups of loads in flight would
-        // take 128×256's 512 invocations past the registers a workgroup of 512 may have (4096³:
-        // 201 against 246 TFLOP/s).
+        // The blocks of 64 columns load four slices at once (the shader's GROUP): where C has
+        // few columns the product is bound by reading A, and A read 128 bytes of a row at a
+        // time, not 32 each slice, ran 8192×8192×64 in 103 µs against 124 on the H100
+        // (256×64; 128×64: 95 against 119; BENCHMARKS.md, 2026-11-24). The others load a
+        // slice at a time: two groups of loads in flight would take 128×256's 512 invocations
+        // past the registers a workgroup of 512 may have (4096³: 201 against 246 TFLOP/s).
         [
             (128u32, 256u32, 16u32, 1u32),
             (256, 128, 16, 1),
             (256, 64, 16, 4),
+            (128, 64, 16, 4),
             (32, 512, 16, 1),
             (128, 128, 32, 1),
             (64, 128, 32, 1),
@@ -174,14 +199,12 @@ impl Tiling for CoopTiling {
                     registers: 8 * per_frag + 6 * per_frag / 2 + 2 * group * 2 * loads + loads + 24,
                 },
                 // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
-                // the square root of the fraction of the block inside C. The scalar kernels are
-                // charged the whole fraction (an idle row costs what a busy one does); the matrix
-                // units do an overhanging block's idle multiply-adds for little next to its loads
-                // and staging, and a large block keeps more subgroups busy, so the charge is
-                // milder. Measured (BENCHMARKS.md, 2026-11-24): the whole charge chose 64×64
-                // blocks for 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256
-                // for 8192×8192×64, 172 µs against 256×64's 128; the square root picks the
-                // fastest at both (not at N = 128: 128×256, 175 µs against 128×128's 145).
+                // the square root of the fraction of the block inside C: what ranks the blocks
+                // where residency does not apply (a profile that is not a GPU's); on a GPU the
+                // wave model does (`scoring`). Before it did, this ranked them on the H100 too
+                // (BENCHMARKS.md, 2026-11-24): the whole fraction chose 64×64 blocks for
+                // 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256 for
+                // 8192×8192×64, 172 µs against 256×64's 128.
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;
                     let en = bn.min(round4(self.shape.n)) as f64;
@@ -200,7 +223,23 @@ impl Tiling for CoopTiling {
                     granule: bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
-                work: None,
+                // The whole block's multiply-adds, the part overhanging C included: the matrix
+                // units do a fragment's whole 16×16×16 whatever part of it is inside C. A
+                // block's loads fill two slices (or two groups) before its first one.
+                work: Some(Work {
+                    per_depth: bm as u64 * bn as u64,
+                    depth: round4(self.shape.k),
+                    fill: 2 * group * bk,
+                    useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
+                    flops_per_byte: MATRIX_FLOPS_PER_BYTE,
+                    hiding: MATRIX_HIDING,
+                    // Unmeasured, a block's speed on a full GPU is taken to follow its reuse (a
+                    // fragment's loads and staging per multiply-add): the measured rates on the
+                    // H100 are within 0.15 of it for every block (1.0 for 128×256, 0.71 for
+                    // 128×128×32 against 0.75, 0.53 for 256×64 against 0.60, 0.45 for 32×512
+                    // against 0.35).
+                    rate: block_reuse(bm, bn) / block_reuse(128, 256),
+                }),
             }
         })
         .collect()

@@ -387,6 +387,19 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
             .variant,
         Variant::GEMV_F16
     );
+    // 12 rows (no measured default near it): the matrix units' 32×512 block where the adapter
+    // has them (faster than the small-M kernel from 9 rows on the H100), else the small-M kernel.
+    let rows12 = Shape::new(12, 4096, 11008).unwrap();
+    assert_eq!(
+        g.select_matmul(rows12, Precision::F16, &Selection::Auto)
+            .unwrap()
+            .variant,
+        if has_coop {
+            Variant::COOP
+        } else {
+            Variant::GEMV_F16
+        }
+    );
 }
 
 #[test]

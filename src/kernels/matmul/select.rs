@@ -69,6 +69,13 @@ pub struct Chosen {
 /// "the small-M kernel" and the H200 calls).
 pub const GEMV_MAX_M: u32 = 16;
 
+/// In f16, where the adapter has the matrix units, the small-M kernel keeps only up to this many
+/// rows: from 9 to 16 the cooperative kernel's 32×512 block is faster on the H100 (16×4096×4096
+/// 25.8 µs against 34.0, 16×14336×4096 77 against 94, 16×4096×11008 63 against 76), and at 8
+/// rows it is not (27 against 34, 67 against 77, 54 against 62; BENCHMARKS.md 2026-11-24, "the
+/// wave model for the cooperative kernel").
+pub const GEMV_F16_MAX_M_BESIDE_COOP: u32 = 8;
+
 impl Gpu {
     /// Resolve `selection` for `shape` at `precision`: the variant, its plan and who chose them
     /// (see the module's rules). Nothing is built or launched.
@@ -150,8 +157,11 @@ impl Gpu {
             ],
             // f16: the small-M kernel reads B once at half the bytes; otherwise the matrix
             // units where the adapter has them, else f16 storage with f32 arithmetic.
-            Precision::F16 if shape.m <= GEMV_MAX_M => {
+            Precision::F16 if shape.m <= GEMV_F16_MAX_M_BESIDE_COOP => {
                 &[Variant::GEMV_F16, Variant::COOP, Variant::PIPELINED_F16]
+            }
+            Precision::F16 if shape.m <= GEMV_MAX_M => {
+                &[Variant::COOP, Variant::GEMV_F16, Variant::PIPELINED_F16]
             }
             Precision::F16 => &[Variant::COOP, Variant::PIPELINED_F16, Variant::GEMV_F16],
         };

@@ -15,7 +15,7 @@ pub struct Shader {
     pub name: Cow<'static, str>,
     /// WGSL source.
     pub source: Cow<'static, str>,
-    /// Keep wgpu's runtime checks whatever the [`Gpu`] says (a learner's shader, whose indices
+    /// Keep wgpu's runtime checks whatever the [`crate::Gpu`] says (a learner's shader, whose indices
     /// nobody has proven: `tilekit exercise check`).
     pub checked: bool,
     /// Its loops are bounded and flag the cap (`exercise::bound_loops`): every entry point binds

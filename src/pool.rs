@@ -10,7 +10,7 @@
 //! | bind groups (by pipeline and buffer ids) | 512 |
 //! | timestamp query sets | 16 |
 //!
-//! Pipelines are cached separately ([`crate::pipeline`]), one per (shader, entry point,
+//! Pipelines are cached separately (`crate::pipeline`), one per (shader, entry point,
 //! constants) used. Bind groups hold their buffers alive, so a buffer that leaves tilekit (a
 //! [`crate::DeviceBuffer`] dropped and not pooled) first drops the bind groups that name it.
 

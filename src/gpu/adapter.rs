@@ -8,7 +8,7 @@ use crate::{Error, Result};
 use serde::Serialize;
 
 /// The optional features tilekit's kernels use when the adapter has them. The registry says
-/// which variant needs which ([`crate::kernels::Family::modules`]); nothing else needs any.
+/// which variant needs which (`kernels::Family::modules`); nothing else needs any.
 pub const WANTED_FEATURES: [(wgpu::Features, &str); 4] = [
     (wgpu::Features::TIMESTAMP_QUERY, "TIMESTAMP_QUERY"),
     (wgpu::Features::SUBGROUP, "SUBGROUP"),

@@ -1,4 +1,4 @@
-//! The kernel families, one folder each, and the one registry ([`FAMILIES`]) that the command
+//! The kernel families, one folder each, and the one registry (`FAMILIES`) that the command
 //! line, the bench, the tour, the planner's `tilekit plan` and the shader tests iterate over.
 //!
 //! A family folder `src/kernels/F/` holds the lesson whole: the host API and the planner's
@@ -6,7 +6,7 @@
 //! counted from the declarations of its shader `shaders/F*.wgsl`, and, with the `cli` feature,
 //! its `run` subcommand (`cli.rs`), its bench cases (`bench.rs`) and its lesson (`lesson.rs`).
 //! Its tests are `tests/F.rs`, its example `examples/NN_*.rs`. Adding a family is a new folder
-//! and one line in [`FAMILIES`]; adding a variant changes only its family's folder.
+//! and one line in `FAMILIES`; adding a variant changes only its family's folder.
 
 pub(crate) use crate::family::{fitting, Family};
 pub use crate::family::{MakeTiling, Module, PipelineUse, PlanKernel};

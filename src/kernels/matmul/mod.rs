@@ -3,9 +3,9 @@
 //! The lesson's progression, each step a variant: one invocation per element reading everything
 //! from global memory (`naive`, fig 4.3); TILE×TILE tiles in workgroup memory (`tiled`, figs 4.16
 //! and 4.20); a register-blocked kernel that makes it fast (`blocked`); and the kernels a library
-//! needs for every shape a program meets, chosen per shape ([`Gpu::choose_matmul`]).
+//! needs for every shape a program meets, chosen per shape ([`Gpu::select_matmul`]).
 //!
-//! Every variant is one file here and one line in [`VARIANTS`]: its shader, its planner
+//! Every variant is one file here and one line in `VARIANTS`: its shader, its planner
 //! candidates (what one workgroup of each uses, counted from the shader's declarations), how it
 //! launches and how many global loads it makes. Tests: `tests/matmul.rs`. Lessons: `lesson.rs`
 //! (examples `02_tiled_matmul`, `03_tile_from_limits`).
@@ -190,7 +190,7 @@ pub(crate) trait Kernel: Sync {
     fn global_loads(&self, shape: Shape, plan: Option<&Plan>) -> u64;
 }
 
-/// A matmul variant, by name (`naive`, `tiled`, `blocked`, ...): a handle on [`VARIANTS`].
+/// A matmul variant, by name (`naive`, `tiled`, `blocked`, ...): a handle on `VARIANTS`.
 #[derive(Clone, Copy)]
 pub struct Variant(&'static dyn Kernel);
 

@@ -140,6 +140,15 @@ impl Bench<'_> {
         }
     }
 
+    /// Whether [`Bench::measure`] times a case of this exact name (`--filter` keeps the names
+    /// that contain it), so that a case can skip making its inputs when it would not run.
+    pub fn measures(&self, name: &str) -> bool {
+        self.cfg
+            .filter
+            .as_ref()
+            .is_none_or(|s| name.contains(s.as_str()))
+    }
+
     /// Time `f` (which returns seconds, whether its result verified and its plan; its argument
     /// says whether this run is the one to verify) and record it.
     #[allow(clippy::too_many_arguments)]
@@ -152,12 +161,7 @@ impl Bench<'_> {
         bound: Bound,
         mut f: impl FnMut(bool) -> Result<Sample>,
     ) -> Result<()> {
-        if self
-            .cfg
-            .filter
-            .as_ref()
-            .is_some_and(|s| !name.contains(s.as_str()))
-        {
+        if !self.measures(name) {
             return Ok(());
         }
         (self.progress)(name);

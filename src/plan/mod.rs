@@ -21,7 +21,7 @@ mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{split_k_waves, SplitK};
-pub use waves::{efficiency, WaveLaunch, Work, F32_FLOPS_PER_BYTE, SCALAR_HIDING};
+pub use waves::{efficiency, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -66,7 +66,7 @@ pub struct Work {
     /// The FMAs the problem needs, M·N·K: the estimate is the fraction of the time they take.
     pub useful: u64,
     /// What a byte of a split's partial products costs, in FLOPs of this kernel: its FLOP rate
-    /// over the memory's bandwidth ([`F32_FLOPS_PER_BYTE`] for the scalar units; the matrix
+    /// over the memory's bandwidth ([`SCALAR_FLOPS_PER_BYTE`] for the scalar units; the matrix
     /// units' rate is several times theirs, and so is what a byte costs them).
     pub flops_per_byte: u32,
     /// The fraction of the invocations a multiprocessor holds that hides a load's latency
@@ -86,7 +86,7 @@ pub const SCALAR_HIDING: f64 = 3.0 / 16.0;
 const HIDING_POWER: f64 = 0.75;
 /// What a byte of partial product costs in FLOPs of the scalar units (the H100's f32 rate over
 /// its bandwidth; anything from 8 to 28 changed no choice in the measured set).
-pub const F32_FLOPS_PER_BYTE: u32 = 20;
+pub const SCALAR_FLOPS_PER_BYTE: u32 = 20;
 
 /// One candidate's launch, as the wave model sees it.
 #[derive(Clone, Copy, Debug)]
@@ -158,7 +158,7 @@ mod tests {
                 depth: k,
                 fill: 16,
                 useful: m * n * k as u64,
-                flops_per_byte: super::F32_FLOPS_PER_BYTE,
+                flops_per_byte: super::SCALAR_FLOPS_PER_BYTE,
                 hiding: super::SCALAR_HIDING,
                 rate: 1.0,
             },

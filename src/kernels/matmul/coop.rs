@@ -225,7 +225,7 @@ impl Tiling for CoopTiling {
                 }),
                 // The whole block's multiply-adds, the part overhanging C included: the matrix
                 // units do a fragment's whole 16×16×16 whatever part of it is inside C. A
-                // block's loads fill two slices (or two groups) before its first one.
+                // block loads two slices (or two groups of four) before its first product.
                 work: Some(Work {
                     per_depth: bm as u64 * bn as u64,
                     depth: round4(self.shape.k),

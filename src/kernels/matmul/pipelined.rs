@@ -14,7 +14,7 @@ use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{
-    cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work, F32_FLOPS_PER_BYTE,
+    cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work, SCALAR_FLOPS_PER_BYTE,
     SCALAR_HIDING,
 };
 use crate::{Gpu, Result};
@@ -139,7 +139,7 @@ impl Tiling for PipelinedTiling {
                     depth: round4(self.shape.k),
                     fill: 2 * bk,
                     useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
-                    flops_per_byte: F32_FLOPS_PER_BYTE,
+                    flops_per_byte: SCALAR_FLOPS_PER_BYTE,
                     hiding: SCALAR_HIDING,
                     rate: 1.0,
                 }),

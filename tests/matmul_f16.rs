@@ -137,7 +137,7 @@ fn the_cooperative_block_follows_the_columns_of_c() {
         let tiling = CoopTiling::new(Shape { m, k, n }, &caps, "h100").unwrap();
         planner.plan(&tiling).unwrap().choice().label.clone()
     };
-    let rated = common::hopper_planner().with_rates(shipped);
+    let rated = common::hopper_planner().with_rates(shipped.clone());
     for ((m, k, n), block) in [
         ((8192, 8192, 64), "128x64x16"),
         ((8192, 8192, 128), "128x128x32"),
@@ -162,10 +162,7 @@ fn the_cooperative_block_follows_the_columns_of_c() {
     }
     // A block a tune never timed (added since) is taken to run no faster than the slowest it
     // did: with 128×64's rate left out, 256×64 is chosen for 64 columns.
-    let mut rates = tilekit::kernels::matmul::tune::measured_defaults("hopper")
-        .unwrap()
-        .rates["coop"]
-        .clone();
+    let mut rates = shipped;
     rates.remove("128x64x16");
     let stale = common::hopper_planner().with_rates(rates);
     assert_eq!(pick(&stale, 8192, 8192, 64), "256x64x16");

@@ -94,8 +94,8 @@ pub fn plan_for(
 }
 
 /// The measured rates the library scores a matmul kernel's candidates with: the variant whose
-/// tiling `kernel` is (the f32 one where both precisions share it), on the adapter (its tune, else its profile's) or, under a preset, the
-/// profile's shipped ones. None for other kernels.
+/// tiling `kernel` is (the f32 one where both precisions share it), on the adapter (its tune,
+/// else its profile's) or, under a preset, the profile's shipped ones. None for other kernels.
 fn matmul_rates(
     kernel: &str,
     sizes: &[u64],

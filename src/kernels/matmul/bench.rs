@@ -243,31 +243,28 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
     runs.retain(|(v, tile)| b.measures(&name(*v, tile)));
     // The square's operands only where a case on it runs (`--filter` for one shape below makes
     // none: 96 MiB and 33 million random numbers at 4096).
-    let ops = if runs.is_empty() {
-        None
-    } else {
-        Some(F16Operands::new(gpu, (n, n, n))?)
-    };
-    for (v, tile) in runs {
-        let ops = ops.as_ref().expect("made for the runs");
-        b.measure(
-            &name(v, &tile),
-            format!("{n}³"),
-            6 * (n * n) as u64,
-            shape.flops(),
-            Bound::Compute,
-            |check| {
-                let run = gpu.matmul_on_device(
-                    &ops.da,
-                    &ops.db,
-                    &ops.dc,
-                    shape,
-                    &Selection::from_options(Some(v), tile.clone()),
-                )?;
-                let ok = !check || ops.verify(gpu, (n, n, n))?;
-                Ok((run.timing.seconds, ok, run.tile))
-            },
-        )?;
+    if !runs.is_empty() {
+        let ops = F16Operands::new(gpu, (n, n, n))?;
+        for (v, tile) in runs {
+            b.measure(
+                &name(v, &tile),
+                format!("{n}³"),
+                6 * (n * n) as u64,
+                shape.flops(),
+                Bound::Compute,
+                |check| {
+                    let run = gpu.matmul_on_device(
+                        &ops.da,
+                        &ops.db,
+                        &ops.dc,
+                        shape,
+                        &Selection::from_options(Some(v), tile.clone()),
+                    )?;
+                    let ok = !check || ops.verify(gpu, (n, n, n))?;
+                    Ok((run.timing.seconds, ok, run.tile))
+                },
+            )?;
+        }
     }
     let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &F16_SHAPES);
     f16_shapes(b, "matmul-f16/shape", shapes)

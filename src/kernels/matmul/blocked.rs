@@ -43,7 +43,7 @@ pub(crate) fn block_spec(
             // The TM×TN accumulators, a column of A and a row of B, and addressing.
             registers: tm * tn + tm + tn + 20 + extra_registers,
         },
-        reuse: 2.0 * (bm * bn) as f64 / (bm + bn) as f64,
+        reuse: super::support::block_reuse(bm as f64, bn as f64),
         workgroups: cdiv(shape.m as u64, bm as u64) * cdiv(shape.n as u64, bn as u64),
         split_k: None,
         work: None,

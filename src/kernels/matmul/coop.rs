@@ -10,7 +10,7 @@
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
-use super::support::{self, round4, Frame, Types};
+use super::support::{self, block_reuse, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -35,11 +35,6 @@ const MATRIX_FLOPS_PER_BYTE: u32 = 75;
 /// within 3% of the fastest block at every shape; the scalar kernel's 3/16 marked every block
 /// of 256 invocations down and chose 128×256 at 777×1234×2345, 44% behind.
 const MATRIX_HIDING: f64 = 1.0 / 8.0;
-
-/// The loads a whole BM×BN block saves over the naive kernel (PMPP 4.2): 2·BM·BN/(BM+BN).
-fn block_reuse(bm: u32, bn: u32) -> f64 {
-    2.0 * (bm * bn) as f64 / (bm + bn) as f64
-}
 
 /// The fragment the shader is written for: `coop_mat16x16`, f16 A and B, f32 accumulators.
 pub const FRAGMENT: CoopConfig = CoopConfig {
@@ -125,6 +120,35 @@ impl CoopTiling {
     }
 }
 
+/// The blocks the planner chooses among: BM, BN, BK and the shader's GROUP; each is a grid of
+/// the shader's 32×64 subgroup tiles (WM×WN), and keeps each operand's loads within its
+/// MAX_LOADS (8) per invocation per slice.
+///
+/// 128×256 needs BK = 16 to fit 48 KiB; 256×128×16 is listed to show the limit: its 16
+/// subgroups' epilogue scratch takes it 512 bytes over. 32×512 (8 subgroups in a row) is for an
+/// A of few rows, 9 to about 40 (fewer go to gemv): a 128-row block computes four to seven times
+/// the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096 79 µs against 128×256's
+/// 87, 32×4096×11008 64 against 68; level at K = N = 4096, behind from 40 rows). 256×64 and
+/// 128×64 (8 and 4 subgroups in a column) are for a C with few columns, where a 128×256 block
+/// would mostly overhang.
+///
+/// The blocks of 64 columns load four slices at once (GROUP = 4): where C has few columns the
+/// product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each slice, ran
+/// 8192×8192×64 in 103 µs against 124 on the H100 (256×64; 128×64: 95 against 119;
+/// BENCHMARKS.md, 2026-11-24). The others load a slice at a time: two groups of loads in flight
+/// would take 128×256's 512 invocations past the registers a workgroup of 512 may have (4096³:
+/// 201 against 246 TFLOP/s).
+const BLOCKS: [(u32, u32, u32, u32); 8] = [
+    (128, 256, 16, 1),
+    (256, 128, 16, 1),
+    (256, 64, 16, 4),
+    (128, 64, 16, 4),
+    (32, 512, 16, 1),
+    (128, 128, 32, 1),
+    (64, 128, 32, 1),
+    (64, 64, 32, 1),
+];
+
 impl Tiling for CoopTiling {
     fn kernel(&self) -> &'static str {
         "coop-matmul"
@@ -145,104 +169,88 @@ impl Tiling for CoopTiling {
 
     fn candidates(&self) -> Vec<Spec> {
         let sg = self.subgroup;
-        // BM×BN×BK blocks of 32×64 subgroup tiles (the shader's WM×WN). 128×256 needs BK = 16
-        // to fit 48 KiB; 256×128×16 is listed to show the limit: its 16 subgroups' epilogue
-        // scratch takes it 512 bytes over. 32×512 (8 subgroups in a row) is for an A of few
-        // rows, 17 to about 40 (fewer go to gemv): a 128-row block computes four to seven times
-        // the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096 79 µs against
-        // 128×256's 87, 32×4096×11008 64 against 68; level at K = N = 4096, behind from 40
-        // rows). 256×64 and 128×64 (8 and 4 subgroups in a column) are for a C with few
-        // columns, where a 128×256 block would mostly overhang.
-        // Every block keeps each operand's loads within the shader's MAX_LOADS (8) per
-        // invocation per slice.
-        // The blocks of 64 columns load four slices at once (the shader's GROUP): where C has
-        // few columns the product is bound by reading A, and A read 128 bytes of a row at a
-        // time, not 32 each slice, ran 8192×8192×64 in 103 µs against 124 on the H100
-        // (256×64; 128×64: 95 against 119; BENCHMARKS.md, 2026-11-24). The others load a
-        // slice at a time: two groups of loads in flight would take 128×256's 512 invocations
-        // past the registers a workgroup of 512 may have (4096³: 201 against 246 TFLOP/s).
-        [
-            (128u32, 256u32, 16u32, 1u32),
-            (256, 128, 16, 1),
-            (256, 64, 16, 4),
-            (128, 64, 16, 4),
-            (32, 512, 16, 1),
-            (128, 128, 32, 1),
-            (64, 128, 32, 1),
-            (64, 64, 32, 1),
-        ]
-        .into_iter()
-        .map(|(bm, bn, bk, group)| {
-            let subgroups = (bm / WM) * (bn / WN);
-            let invocations = subgroups * sg;
-            let per_frag = 256 / sg; // elements of a 16×16 fragment per invocation
-            let loads = cdiv((bm * bk / 4) as u64, invocations as u64) as u32
-                + cdiv((bk * bn / 4) as u64, invocations as u64) as u32;
-            Spec {
-                label: format!("{bm}x{bn}x{bk}"),
-                constants: vec![
-                    ("BM", bm),
-                    ("BN", bn),
-                    ("BK", bk),
-                    ("SG", sg),
-                    ("GROUP", group),
-                ],
-                workgroup_size: [invocations, 1, 1],
-                usage: KernelUse {
-                    invocations,
-                    // Two f16 buffers of each padded slice, and a 16×16 f32 scratch per
-                    // subgroup (the epilogue): the shader's three declarations.
-                    workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
-                    // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
-                    // two slices (or two groups of slices) of prefetched vec4<f16>s in flight
-                    // (2 registers each), the loads' origins (one each), addressing.
-                    registers: 8 * per_frag + 6 * per_frag / 2 + 2 * group * 2 * loads + loads + 24,
-                },
-                // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
-                // the square root of the fraction of the block inside C: what ranks the blocks
-                // where residency does not apply (a profile that is not a GPU's); on a GPU the
-                // wave model does (`scoring`). Before it did, this ranked them on the H100 too
-                // (BENCHMARKS.md, 2026-11-24): the whole fraction chose 64×64 blocks for
-                // 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256 for
-                // 8192×8192×64, 172 µs against 256×64's 128.
-                reuse: {
-                    let em = bm.min(self.shape.m) as f64;
-                    let en = bn.min(round4(self.shape.n)) as f64;
-                    let inside = em * en / (bm * bn) as f64;
-                    2.0 * em * en / (em + en) * inside.sqrt()
-                },
-                workgroups: cdiv(self.shape.m as u64, bm as u64)
-                    * cdiv(round4(self.shape.n) as u64, bn as u64),
-                // Split K when the blocks cannot fill the GPU; each split at least 8 slices.
-                // A 128×256 block fills a multiprocessor on its own (its registers), so 128 of
-                // them on 132 multiprocessors are not split at all, and a few of them over a deep
-                // K are split until they fill it (H100, BENCHMARKS.md, "split K by waves").
-                split_k: Some(SplitK {
-                    k: round4(self.shape.k),
-                    min_k: 8 * bk,
-                    granule: bk,
-                    partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
-                }),
-                // The whole block's multiply-adds, the part overhanging C included: the matrix
-                // units do a fragment's whole 16×16×16 whatever part of it is inside C. A
-                // block loads two slices (or two groups of four) before its first product.
-                work: Some(Work {
-                    per_depth: bm as u64 * bn as u64,
-                    depth: round4(self.shape.k),
-                    fill: 2 * group * bk,
-                    useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
-                    flops_per_byte: MATRIX_FLOPS_PER_BYTE,
-                    hiding: MATRIX_HIDING,
-                    // Unmeasured, a block's speed on a full GPU is taken to follow its reuse (a
-                    // fragment's loads and staging per multiply-add): the measured rates on the
-                    // H100 are within 0.15 of it for every block (1.0 for 128×256, 0.71 for
-                    // 128×128×32 against 0.75, 0.53 for 256×64 against 0.60, 0.45 for 32×512
-                    // against 0.35).
-                    rate: block_reuse(bm, bn) / block_reuse(128, 256),
-                }),
-            }
-        })
-        .collect()
+        // The largest reuse of any block: the unmeasured rates are relative to it.
+        let top = BLOCKS
+            .iter()
+            .map(|&(bm, bn, _, _)| block_reuse(bm as f64, bn as f64))
+            .fold(0.0, f64::max);
+        BLOCKS
+            .into_iter()
+            .map(|(bm, bn, bk, group)| {
+                let subgroups = (bm / WM) * (bn / WN);
+                let invocations = subgroups * sg;
+                let per_frag = 256 / sg; // elements of a 16×16 fragment per invocation
+                let loads = cdiv((bm * bk / 4) as u64, invocations as u64) as u32
+                    + cdiv((bk * bn / 4) as u64, invocations as u64) as u32;
+                Spec {
+                    label: format!("{bm}x{bn}x{bk}"),
+                    constants: vec![
+                        ("BM", bm),
+                        ("BN", bn),
+                        ("BK", bk),
+                        ("SG", sg),
+                        ("GROUP", group),
+                    ],
+                    workgroup_size: [invocations, 1, 1],
+                    usage: KernelUse {
+                        invocations,
+                        // Two f16 buffers of each padded slice, and a 16×16 f32 scratch per
+                        // subgroup (the epilogue): the shader's three declarations.
+                        workgroup_bytes: 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 + subgroups * 1024,
+                        // 8 f32 accumulator fragments, 6 f16 operand fragments (packed in pairs),
+                        // two slices (or two groups of slices) of prefetched vec4<f16>s in flight
+                        // (2 registers each), the loads' origins (one each), addressing.
+                        registers: 8 * per_frag
+                            + 6 * per_frag / 2
+                            + 2 * group * 2 * loads
+                            + loads
+                            + 24,
+                    },
+                    // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
+                    // the square root of the fraction of the block inside C: what ranks the blocks
+                    // where residency does not apply (a profile that is not a GPU's); on a GPU the
+                    // wave model does (`scoring`). Before it did, this ranked them on the H100 too
+                    // (BENCHMARKS.md, 2026-11-24): the whole fraction chose 64×64 blocks for
+                    // 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256 for
+                    // 8192×8192×64, 172 µs against 256×64's 128.
+                    reuse: {
+                        let em = bm.min(self.shape.m) as f64;
+                        let en = bn.min(round4(self.shape.n)) as f64;
+                        let inside = em * en / (bm * bn) as f64;
+                        block_reuse(em, en) * inside.sqrt()
+                    },
+                    workgroups: cdiv(self.shape.m as u64, bm as u64)
+                        * cdiv(round4(self.shape.n) as u64, bn as u64),
+                    // Split K when the blocks cannot fill the GPU; each split at least 8 slices.
+                    // A 128×256 block fills a multiprocessor on its own (its registers), so 128 of
+                    // them on 132 multiprocessors are not split at all, and a few of them over a deep
+                    // K are split until they fill it (H100, BENCHMARKS.md, "split K by waves").
+                    split_k: Some(SplitK {
+                        k: round4(self.shape.k),
+                        min_k: 8 * bk,
+                        granule: bk,
+                        partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                    }),
+                    // The whole block's multiply-adds, the part overhanging C included: the matrix
+                    // units do a fragment's whole 16×16×16 whatever part of it is inside C. A
+                    // block loads two slices (or two groups of four) before its first product.
+                    work: Some(Work {
+                        per_depth: bm as u64 * bn as u64,
+                        depth: round4(self.shape.k),
+                        fill: 2 * group * bk,
+                        useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
+                        flops_per_byte: MATRIX_FLOPS_PER_BYTE,
+                        hiding: MATRIX_HIDING,
+                        // Unmeasured, a block's speed on a full GPU is taken to follow its reuse (a
+                        // fragment's loads and staging per multiply-add): the measured rates on the
+                        // H100 are within 0.15 of it for every block (1.0 for 128×256, 0.71 for
+                        // 128×128×32 against 0.75, 0.53 for 256×64 against 0.60, 0.45 for 32×512
+                        // against 0.35).
+                        rate: block_reuse(bm as f64, bn as f64) / top,
+                    }),
+                }
+            })
+            .collect()
     }
 }
 

@@ -120,7 +120,7 @@ impl Tiling for PipelinedTiling {
                     let em = bm.min(self.shape.m) as f64;
                     let en = bn.min(round4(self.shape.n)) as f64;
                     // Reuse on the part of the block inside C, times the fraction inside.
-                    2.0 * em * en / (em + en) * (em * en) / (bm * bn) as f64
+                    support::block_reuse(em, en) * (em * en) / (bm * bn) as f64
                 },
                 workgroups: cdiv(self.shape.m as u64, bm as u64)
                     * cdiv(round4(self.shape.n) as u64, bn as u64),

@@ -1,6 +1,8 @@
 //! What the fast variants share: padding a ragged operand so that every row is a multiple of 4
 //! floats (the kernels then keep 128-bit loads everywhere), split-K (how many slices of K a
-//! launch needs to fill the GPU) and the pass that adds the slices' partial products into C.
+//! launch needs to fill the GPU), the pass that adds the slices' partial products into C, and
+//! the reuse a block of C achieves (what the planner ranks blocks by where residency does not
+//! apply).
 //! Shader: `shaders/matmul_support.wgsl`, joined in front of each fast variant's own file, after
 //! the prelude that names its element types ([`Types`]).
 
@@ -11,6 +13,12 @@ use crate::pipeline::Shader;
 use crate::plan::cdiv;
 use crate::pool::Bind;
 use crate::{Gpu, Result};
+
+/// The loads a BM×BN block of C saves over the naive kernel (PMPP 4.2): each element of A and B
+/// it loads serves 2·BM·BN/(BM+BN) multiply-adds, where the naive kernel's serves one.
+pub(crate) fn block_reuse(bm: f64, bn: f64) -> f64 {
+    2.0 * bm * bn / (bm + bn)
+}
 
 /// The support passes' source, to join in front of a variant's shader.
 pub(crate) const SOURCE: &str = include_str!("../../../shaders/matmul_support.wgsl");

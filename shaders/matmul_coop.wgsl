@@ -192,16 +192,29 @@ struct Group {
     s3: Slice,
 }
 
-// The group of four slices at k0: unmasked while all four lie inside K, masked at its end.
-fn fetch_group(o: Origins, me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
-    if (k0 + 4u * BK <= k_end) {
-        return Group(fetch(o, k0), fetch(o, k0 + BK), fetch(o, k0 + 2u * BK),
-                     fetch(o, k0 + 3u * BK));
-    }
+// The group of four slices at k0, which lie wholly inside K: unmasked.
+fn fetch_group(o: Origins, k0: u32) -> Group {
+    return Group(fetch(o, k0), fetch(o, k0 + BK), fetch(o, k0 + 2u * BK), fetch(o, k0 + 3u * BK));
+}
+
+// The group at k0 at the end of K: masked (zeros past k_end).
+fn fetch_group_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
     return Group(fetch_edge(me, row0, col0, k0, k_end),
                  fetch_edge(me, row0, col0, k0 + BK, k_end),
                  fetch_edge(me, row0, col0, k0 + 2u * BK, k_end),
                  fetch_edge(me, row0, col0, k0 + 3u * BK, k_end));
+}
+
+// The first group of a split: either of the two. Chosen here, by a return from each branch; the
+// same choice written in the loop's caller as an `if` around two assignments to the group made
+// the whole loop as slow as the one-loop form below (106 against 85 µs at 8192×8192×64 on the
+// H100, BENCHMARKS.md, 2026-11-25), though its disassembly shows no repacking: the driver's
+// schedule depends on how the branch is written, so the form that ran fast is kept.
+fn fetch_first_group(o: Origins, me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
+    if (k0 + 4u * BK <= k_end) {
+        return fetch_group(o, k0);
+    }
+    return fetch_group_edge(me, row0, col0, k0, k_end);
 }
 
 // A subgroup's 2×4 accumulator fragments: rows i, columns j of 16×16 f32.
@@ -252,6 +265,16 @@ fn step(acc: ptr<function, Acc>, buf: u32, me: u32, sub_row: u32, sub_col: u32, 
     multiply(acc, buf, sub_row, sub_col);
     stage(1u - buf, me, next);
     workgroupBarrier();
+}
+
+// A group's four slices: its slices 1–3, then the first of the group after it (`next`, fetched
+// a group earlier), staged as the slice before each is multiplied.
+fn group_steps(acc: ptr<function, Acc>, me: u32, sub_row: u32, sub_col: u32, g: Group,
+               next: Slice) {
+    step(acc, 0u, me, sub_row, sub_col, g.s1);
+    step(acc, 1u, me, sub_row, sub_col, g.s2);
+    step(acc, 0u, me, sub_row, sub_col, g.s3);
+    step(acc, 1u, me, sub_row, sub_col, next);
 }
 
 // One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
@@ -306,15 +329,26 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         // branches around the last three) cost 3% at 8192×8192×64, and choosing the loop by
         // the split's depth (both loops in one pipeline) 2–4% on the shapes that group.
         let o = origins(me, row0, col0);
-        var group = fetch_group(o, me, row0, col0, k_begin, k_end);
+        let inside = (k_end - k_begin) / BK;  // slices wholly inside K
+        var group = fetch_first_group(o, me, row0, col0, k_begin, k_end);
         stage(0u, me, group.s0);
         workgroupBarrier();
-        for (var s = 0u; s < slices; s += 4u) {
-            let ahead = fetch_group(o, me, row0, col0, k_begin + (s + 4u) * BK, k_end);
-            step(&acc, 0u, me, sub_row, sub_col, group.s1);
-            step(&acc, 1u, me, sub_row, sub_col, group.s2);
-            step(&acc, 0u, me, sub_row, sub_col, group.s3);
-            step(&acc, 1u, me, sub_row, sub_col, ahead.s0);
+        // The loop twice, as in the other path: unmasked while the group ahead lies wholly
+        // inside K, then masked. One loop whose fetch chose between the two (a branch in it) ran
+        // 95 µs at 8192×8192×64 against 85, and 166 against 144 at 16384×8192×64 (H100,
+        // BENCHMARKS.md, 2026-11-25): where its branches joined, the driver repacked the loaded
+        // halves into the registers it had given the group right after issuing the loads (its
+        // disassembly: 24 loads, then 48 byte permutes of their results), so each group's loads
+        // were waited for at once, not three slices later.
+        var s = 0u;
+        for (; s + 8u <= inside; s += 4u) {
+            let ahead = fetch_group(o, k_begin + (s + 4u) * BK);
+            group_steps(&acc, me, sub_row, sub_col, group, ahead.s0);
+            group = ahead;
+        }
+        for (; s < slices; s += 4u) {
+            let ahead = fetch_group_edge(me, row0, col0, k_begin + (s + 4u) * BK, k_end);
+            group_steps(&acc, me, sub_row, sub_col, group, ahead.s0);
             group = ahead;
         }
     } else {

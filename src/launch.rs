@@ -52,6 +52,45 @@ const IDLE_SECONDS: f64 = 0.2;
 /// The warm-up after an idle stretch ([`Gpu::warm_up_seconds`]).
 const IDLE_WARM_UP_SECONDS: f64 = 1.0;
 
+/// How long each timed submission of a call measured back to back keeps the GPU busy
+/// ([`Gpu::measure_back_to_back_async`]).
+const BUSY_SECONDS: f64 = 1e-3;
+
+/// The most copies of a call one timed submission holds.
+const MAX_COPIES: u32 = 64;
+
+thread_local! {
+    /// Copies of its steps that each timed submission on this thread encodes back to back
+    /// ([`Gpu::measure_back_to_back_async`]); 1 outside it.
+    static COPIES: std::cell::Cell<u32> = const { std::cell::Cell::new(1) };
+}
+
+/// Restores the number of copies in force before [`copies`] when dropped.
+pub(crate) struct CopiesGuard(u32);
+
+impl Drop for CopiesGuard {
+    fn drop(&mut self) {
+        let _ = COPIES.try_with(|c| c.set(self.0));
+    }
+}
+
+/// Encode `n` copies of the steps in each timed submission on this thread until the guard is
+/// dropped.
+pub(crate) fn copies(n: u32) -> CopiesGuard {
+    CopiesGuard(COPIES.with(|c| c.replace(n.max(1))))
+}
+
+/// Copies of a call that ran `seconds` that keep the GPU busy for [`BUSY_SECONDS`] (at least 1,
+/// at most [`MAX_COPIES`]).
+pub fn back_to_back_copies(seconds: f64) -> u32 {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return 1;
+    }
+    (BUSY_SECONDS / seconds)
+        .ceil()
+        .clamp(1.0, MAX_COPIES as f64) as u32
+}
+
 /// A run timed by [`Gpu::measure`]: the median run, and the fastest and slowest of the timed ones.
 #[derive(Clone, Debug)]
 pub struct Measured<R> {
@@ -259,12 +298,53 @@ impl Gpu {
     /// 555–605 warm, and a slower tile was recorded as the winner; BENCHMARKS.md, 2026-11-24).
     pub async fn measure_async<R>(
         &self,
+        f: impl AsyncFnMut() -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Measured<R>> {
+        self.measure_copies(f, seconds, false).await
+    }
+
+    /// [`Gpu::measure_async`] for a call whose work leaves the same result however often it
+    /// runs (a matmul overwrites C): after the first call, each timed submission holds copies of
+    /// the call's steps back to back, enough to keep the GPU busy for about a millisecond (at
+    /// most 64), and a run's time is their span over the copies. One launch at a time, a short
+    /// kernel leaves the GPU idle between calls and the driver may lower its clock while it is
+    /// timed: on the H100 the SM clock fell to 1065–1440 MHz during a bench case of an 83 µs
+    /// product, which then measured 128–192 µs (BENCHMARKS.md, 2026-11-25). CUDA-event timing, as
+    /// PyTorch's, is of back-to-back launches too. On a CPU adapter, and without GPU timestamps,
+    /// one copy.
+    pub async fn measure_back_to_back_async<R>(
+        &self,
+        f: impl AsyncFnMut() -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Measured<R>> {
+        self.measure_copies(f, seconds, true).await
+    }
+
+    /// The copies a back-to-back measurement uses after a first call that ran `seconds`.
+    pub(crate) fn copies_after(&self, seconds: f64) -> u32 {
+        if self.is_cpu() || self.clock() != Clock::GpuTimestamp {
+            1
+        } else {
+            back_to_back_copies(seconds)
+        }
+    }
+
+    async fn measure_copies<R>(
+        &self,
         mut f: impl AsyncFnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
+        back_to_back: bool,
     ) -> Result<Measured<R>> {
         let before = self.warm_up_seconds();
         let first = Instant::now();
-        f().await?;
+        let once = f().await?;
+        let n = if back_to_back {
+            self.copies_after(seconds(&once))
+        } else {
+            1
+        };
+        let _copies = copies(n);
         let warm_up = if first.elapsed().as_secs_f64() > IDLE_SECONDS && !self.is_cpu() {
             IDLE_WARM_UP_SECONDS
         } else {
@@ -421,6 +501,13 @@ impl Gpu {
     ) -> Result<(Timing, Option<Vec<T>>)> {
         let timer = (timed && self.clock() == Clock::GpuTimestamp && !steps.is_empty())
             .then(|| self.timer());
+        // Copies of the steps back to back, in a timed submission only (their span over the
+        // copies is the run's time; see Gpu::measure_back_to_back_async).
+        let n_copies = if timer.is_some() {
+            COPIES.with(|c| c.get())
+        } else {
+            1
+        };
         let copy = read.map(|(_, bytes)| bytes.div_ceil(4) * 4);
         let staging = copy.map(|c| self.pools.inner.staging(&self.device, c.max(4)));
         let start = Instant::now();
@@ -438,13 +525,15 @@ impl Gpu {
                             }
                         }),
                     });
-                    for s in steps {
-                        pass.set_pipeline(&s.pipeline);
-                        pass.set_bind_group(0, &s.bind_group, &[]);
-                        if let Some(g) = &s.flag_group {
-                            pass.set_bind_group(1, g, &[]);
+                    for _ in 0..n_copies {
+                        for s in steps {
+                            pass.set_pipeline(&s.pipeline);
+                            pass.set_bind_group(0, &s.bind_group, &[]);
+                            if let Some(g) = &s.flag_group {
+                                pass.set_bind_group(1, g, &[]);
+                            }
+                            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
                         }
-                        pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
                     }
                 }
                 if let Some(t) = &timer {
@@ -516,7 +605,8 @@ impl Gpu {
                     }
                 }
                 let period = self.queue.get_timestamp_period() as f64;
-                let seconds = ticks[1].wrapping_sub(ticks[0]) as f64 * period * 1e-9;
+                let span = ticks[1].wrapping_sub(ticks[0]) as f64 * period * 1e-9;
+                let seconds = span / n_copies as f64;
                 // A driver that returns zeros or garbage falls back to the wall clock.
                 if seconds > 0.0 && seconds <= wall * 1.5 + 1e-3 {
                     Timing {
@@ -562,5 +652,73 @@ impl Gpu {
         self.pools
             .inner
             .uniform(&self.device, bytemuck::bytes_of(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::histogram::Variant as Histogram;
+    use crate::kernels::matmul::{Selection, Shape};
+
+    #[test]
+    fn back_to_back_copies_fill_about_a_millisecond() {
+        assert_eq!(back_to_back_copies(83e-6), 13);
+        assert_eq!(back_to_back_copies(1e-3), 1);
+        assert_eq!(back_to_back_copies(4e-3), 1);
+        assert_eq!(back_to_back_copies(1e-7), MAX_COPIES);
+        assert_eq!(back_to_back_copies(0.0), 1);
+        assert_eq!(back_to_back_copies(f64::NAN), 1);
+    }
+
+    /// A timed submission holds the copies in force: a histogram, whose bins accumulate, counts
+    /// every value three times under `copies(3)`, once outside it; a matmul, which overwrites C,
+    /// gives the same bits either way.
+    #[test]
+    fn a_timed_submission_runs_its_steps_once_per_copy() {
+        let gpu = crate::Gpu::new().expect("a GPU adapter (lavapipe in CI)");
+        let mut rng = crate::random::Rng::new(11);
+        let data: Vec<u8> = (0..10_007).map(|_| rng.next_u32() as u8).collect();
+        let mut expected = [0u32; 256];
+        for &v in &data {
+            expected[v as usize] += 1;
+        }
+        let (once, run) = gpu.histogram_u8(&data, Histogram::Global).unwrap();
+        assert_eq!(
+            run.timing.clock,
+            Clock::GpuTimestamp,
+            "lavapipe has timestamps"
+        );
+        assert_eq!(once, expected);
+        let thrice = {
+            let _copies = copies(3);
+            gpu.histogram_u8(&data, Histogram::Global).unwrap().0
+        };
+        assert_eq!(thrice, expected.map(|c| 3 * c));
+        let again = gpu.histogram_u8(&data, Histogram::Global).unwrap().0;
+        assert_eq!(again, expected, "the guard restores one copy");
+
+        let (m, k, n) = (33, 47, 29);
+        let a = crate::random::uniform_f32(m * k, 1);
+        let b = crate::random::uniform_f32(k * n, 2);
+        let shape = Shape::new(m, k, n).unwrap();
+        let (da, db) = (gpu.upload("A", &a).unwrap(), gpu.upload("B", &b).unwrap());
+        let dc = gpu.alloc::<f32>("C", m * n).unwrap();
+        gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)
+            .unwrap();
+        let single = gpu.read(&dc).unwrap();
+        let dc4 = gpu.alloc::<f32>("C", m * n).unwrap();
+        {
+            let _copies = copies(4);
+            gpu.matmul_on_device(&da, &db, &dc4, shape, &Selection::Auto)
+                .unwrap();
+        }
+        let four = gpu.read(&dc4).unwrap();
+        assert!(single
+            .iter()
+            .zip(&four)
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        let (exact, magnitude) = crate::kernels::matmul::reference(&a, &b, m, k, n);
+        crate::kernels::matmul::verify(&four, &exact, &magnitude, k).unwrap();
     }
 }

@@ -159,6 +159,35 @@ impl Bench<'_> {
         bytes: u64,
         ops: u64,
         bound: Bound,
+        f: impl FnMut(bool) -> Result<Sample>,
+    ) -> Result<()> {
+        self.measure_copies(name, size, (bytes, ops, bound), false, f)
+    }
+
+    /// [`Bench::measure`] for work that leaves the same result however often it runs (a matmul):
+    /// each timed run is copies of the call back to back, as [`Gpu::measure_back_to_back_async`]
+    /// times them, so that a short kernel keeps the GPU's clock up.
+    ///
+    /// [`Gpu::measure_back_to_back_async`]: crate::Gpu::measure_back_to_back_async
+    #[allow(clippy::too_many_arguments)]
+    pub fn measure_back_to_back(
+        &mut self,
+        name: &str,
+        size: String,
+        bytes: u64,
+        ops: u64,
+        bound: Bound,
+        f: impl FnMut(bool) -> Result<Sample>,
+    ) -> Result<()> {
+        self.measure_copies(name, size, (bytes, ops, bound), true, f)
+    }
+
+    fn measure_copies(
+        &mut self,
+        name: &str,
+        size: String,
+        (bytes, ops, bound): (u64, u64, Bound),
+        back_to_back: bool,
         mut f: impl FnMut(bool) -> Result<Sample>,
     ) -> Result<()> {
         if !self.measures(name) {
@@ -170,7 +199,13 @@ impl Bench<'_> {
         // (Gpu::warm_up_seconds).
         let before = self.gpu.warm_up_seconds();
         // The first run is verified against the CPU reference; the rest are only timed.
-        let (_, verified, plan) = f(true)?;
+        let (once, verified, plan) = f(true)?;
+        let n = if back_to_back {
+            self.gpu.copies_after(once)
+        } else {
+            1
+        };
+        let _copies = crate::launch::copies(n);
         let warm_up = before.max(self.gpu.warm_up_seconds());
         let start = std::time::Instant::now();
         let mut runs = 1;

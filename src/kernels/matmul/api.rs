@@ -120,8 +120,9 @@ impl Gpu {
         crate::gpu::block_on(self.measure_matmul_async((a, b, c), shape, selection))
     }
 
-    /// Time `selection` on device buffers warm ([`Gpu::measure`]) and read C back as f32: how
-    /// the tour's lessons and the autotuner measure a kernel.
+    /// Time `selection` on device buffers warm, as back-to-back launches
+    /// ([`Gpu::measure_back_to_back_async`]: C is the same however often it runs), and read C
+    /// back as f32: how the tour's lessons and the autotuner measure a kernel.
     pub async fn measure_matmul_async<T: Element>(
         &self,
         (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
@@ -129,7 +130,7 @@ impl Gpu {
         selection: &Selection,
     ) -> Result<(Measured<MatmulRun>, Vec<f32>)> {
         let run = self
-            .measure_async(
+            .measure_back_to_back_async(
                 async || self.matmul_on_device_async(a, b, c, shape, selection).await,
                 |r| r.timing.seconds,
             )

@@ -53,7 +53,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             if gpu.require(v.needs(), v.name()).is_err() {
                 continue;
             }
-            b.measure(
+            b.measure_back_to_back(
                 &format!("matmul/{}", v.name()),
                 format!("{n}³"),
                 12 * (n * n) as u64,
@@ -82,7 +82,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let (a, bm) = (rand_f32(n * n, 5), rand_f32(n * n, 6));
         let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
         let dc = gpu.alloc::<f32>("C", n * n)?;
-        b.measure(
+        b.measure_back_to_back(
             "matmul-call/512",
             format!("{n}³"),
             12 * (n * n) as u64,
@@ -142,7 +142,7 @@ fn f32_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
         let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
         let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
         let dc = gpu.alloc::<f32>("C", m * n)?;
-        b.measure(
+        b.measure_back_to_back(
             &name,
             format!("{m}×{k}×{n}"),
             4 * (m * k + k * n + m * n) as u64,
@@ -246,7 +246,7 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
     if !runs.is_empty() {
         let ops = F16Operands::new(gpu, (n, n, n))?;
         for (v, tile) in runs {
-            b.measure(
+            b.measure_back_to_back(
                 &name(v, &tile),
                 format!("{n}³"),
                 6 * (n * n) as u64,
@@ -280,7 +280,7 @@ fn f16_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
         }
         let shape = Shape::new(m, k, n)?;
         let ops = F16Operands::new(gpu, (m, k, n))?;
-        b.measure(
+        b.measure_back_to_back(
             &name,
             format!("{m}×{k}×{n}"),
             2 * (m * k + k * n + m * n) as u64,
@@ -340,7 +340,7 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
                 v.name(),
                 tile.as_deref().map(|t| format!("/{t}")).unwrap_or_default()
             );
-            b.measure(
+            b.measure_back_to_back(
                 &name,
                 format!("{m}×{k}×{n}"),
                 4 * (m * k + k * n + m * n) as u64,

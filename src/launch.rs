@@ -82,7 +82,7 @@ pub(crate) fn copies(n: u32) -> CopiesGuard {
 
 /// Copies of a call that ran `seconds` that keep the GPU busy for [`BUSY_SECONDS`] (at least 1,
 /// at most [`MAX_COPIES`]).
-pub fn back_to_back_copies(seconds: f64) -> u32 {
+pub(crate) fn back_to_back_copies(seconds: f64) -> u32 {
     if seconds.is_nan() || seconds <= 0.0 {
         return 1;
     }

@@ -321,13 +321,25 @@ impl Gpu {
         self.measure_copies(f, seconds, true).await
     }
 
-    /// The copies a back-to-back measurement uses after a first call that ran `seconds`.
-    pub(crate) fn copies_after(&self, seconds: f64) -> u32 {
+    /// The copies a back-to-back measurement ([`Gpu::measure_back_to_back_async`]) holds in
+    /// each timed submission after a first call that ran `seconds`: enough for about a
+    /// millisecond, at most 64; 1 on a CPU adapter or without GPU timestamps.
+    pub fn copies_after(&self, seconds: f64) -> u32 {
         if self.is_cpu() || self.clock() != Clock::GpuTimestamp {
             1
         } else {
             back_to_back_copies(seconds)
         }
+    }
+
+    /// Run `f` with every timed submission it makes on this thread holding `n` copies of its
+    /// launches back to back, each run's time their span over the copies: for a harness of its
+    /// own that times work which leaves the same result however often it runs (a matmul), as
+    /// [`Gpu::measure_back_to_back_async`] does. Work whose results accumulate (a histogram)
+    /// would count `n` times.
+    pub fn with_copies<R>(&self, n: u32, f: impl FnOnce() -> R) -> R {
+        let _copies = copies(n);
+        f()
     }
 
     async fn measure_copies<R>(
@@ -658,8 +670,6 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::histogram::Variant as Histogram;
-    use crate::kernels::matmul::{Selection, Shape};
 
     #[test]
     fn back_to_back_copies_fill_about_a_millisecond() {
@@ -669,56 +679,5 @@ mod tests {
         assert_eq!(back_to_back_copies(1e-7), MAX_COPIES);
         assert_eq!(back_to_back_copies(0.0), 1);
         assert_eq!(back_to_back_copies(f64::NAN), 1);
-    }
-
-    /// A timed submission holds the copies in force: a histogram, whose bins accumulate, counts
-    /// every value three times under `copies(3)`, once outside it; a matmul, which overwrites C,
-    /// gives the same bits either way.
-    #[test]
-    fn a_timed_submission_runs_its_steps_once_per_copy() {
-        let gpu = crate::Gpu::new().expect("a GPU adapter (lavapipe in CI)");
-        let mut rng = crate::random::Rng::new(11);
-        let data: Vec<u8> = (0..10_007).map(|_| rng.next_u32() as u8).collect();
-        let mut expected = [0u32; 256];
-        for &v in &data {
-            expected[v as usize] += 1;
-        }
-        let (once, run) = gpu.histogram_u8(&data, Histogram::Global).unwrap();
-        assert_eq!(
-            run.timing.clock,
-            Clock::GpuTimestamp,
-            "lavapipe has timestamps"
-        );
-        assert_eq!(once, expected);
-        let thrice = {
-            let _copies = copies(3);
-            gpu.histogram_u8(&data, Histogram::Global).unwrap().0
-        };
-        assert_eq!(thrice, expected.map(|c| 3 * c));
-        let again = gpu.histogram_u8(&data, Histogram::Global).unwrap().0;
-        assert_eq!(again, expected, "the guard restores one copy");
-
-        let (m, k, n) = (33, 47, 29);
-        let a = crate::random::uniform_f32(m * k, 1);
-        let b = crate::random::uniform_f32(k * n, 2);
-        let shape = Shape::new(m, k, n).unwrap();
-        let (da, db) = (gpu.upload("A", &a).unwrap(), gpu.upload("B", &b).unwrap());
-        let dc = gpu.alloc::<f32>("C", m * n).unwrap();
-        gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)
-            .unwrap();
-        let single = gpu.read(&dc).unwrap();
-        let dc4 = gpu.alloc::<f32>("C", m * n).unwrap();
-        {
-            let _copies = copies(4);
-            gpu.matmul_on_device(&da, &db, &dc4, shape, &Selection::Auto)
-                .unwrap();
-        }
-        let four = gpu.read(&dc4).unwrap();
-        assert!(single
-            .iter()
-            .zip(&four)
-            .all(|(x, y)| x.to_bits() == y.to_bits()));
-        let (exact, magnitude) = crate::kernels::matmul::reference(&a, &b, m, k, n);
-        crate::kernels::matmul::verify(&four, &exact, &magnitude, k).unwrap();
     }
 }

@@ -115,3 +115,51 @@ fn the_device_has_the_adapters_own_limits_and_a_clock() {
     let t = g.reverse(&d).unwrap().1.timing;
     assert!(t.seconds > 0.0 && t.seconds.is_finite(), "{t:?}");
 }
+
+/// `Gpu::with_copies`: a timed submission holds the copies in force. A histogram, whose bins
+/// accumulate, counts every value three times under three copies and once outside; a matmul,
+/// which overwrites C, gives the same bits either way and matches the f64 reference.
+#[test]
+fn a_timed_submission_runs_its_launches_once_per_copy() {
+    use tilekit::kernels::histogram::Variant as Histogram;
+    use tilekit::kernels::matmul::{reference, verify, Selection, Shape};
+    let g = gpu();
+    let data: Vec<u8> = random_u32(10_007, 11).iter().map(|&v| v as u8).collect();
+    let mut expected = [0u32; 256];
+    for &v in &data {
+        expected[v as usize] += 1;
+    }
+    let (once, run) = g.histogram_u8(&data, Histogram::Global).unwrap();
+    assert_eq!(
+        run.timing.clock,
+        tilekit::Clock::GpuTimestamp,
+        "the copies apply to timed submissions: this adapter needs timestamps"
+    );
+    assert_eq!(once, expected);
+    let thrice = g.with_copies(3, || g.histogram_u8(&data, Histogram::Global).unwrap().0);
+    assert_eq!(thrice, expected.map(|c| 3 * c));
+    let again = g.histogram_u8(&data, Histogram::Global).unwrap().0;
+    assert_eq!(again, expected, "one copy again outside");
+
+    let (m, k, n) = (33, 47, 29);
+    let (a, b) = (random_f32(m * k, 1), random_f32(k * n, 2));
+    let shape = Shape::new(m, k, n).unwrap();
+    let (da, db) = (g.upload("A", &a).unwrap(), g.upload("B", &b).unwrap());
+    let (c1, c4) = (
+        g.alloc::<f32>("C", m * n).unwrap(),
+        g.alloc::<f32>("C", m * n).unwrap(),
+    );
+    g.matmul_on_device(&da, &db, &c1, shape, &Selection::Auto)
+        .unwrap();
+    g.with_copies(4, || {
+        g.matmul_on_device(&da, &db, &c4, shape, &Selection::Auto)
+            .unwrap()
+    });
+    let (single, four) = (g.read(&c1).unwrap(), g.read(&c4).unwrap());
+    assert!(single
+        .iter()
+        .zip(&four)
+        .all(|(x, y)| x.to_bits() == y.to_bits()));
+    let (exact, magnitude) = reference(&a, &b, m, k, n);
+    verify(&four, &exact, &magnitude, k).unwrap();
+}

@@ -205,18 +205,17 @@ impl Bench<'_> {
         } else {
             1
         };
-        let _copies = crate::launch::copies(n);
         let warm_up = before.max(self.gpu.warm_up_seconds());
-        let start = std::time::Instant::now();
-        let mut runs = 1;
-        while runs < self.cfg.warmup || start.elapsed().as_secs_f64() < warm_up {
-            f(false)?;
-            runs += 1;
-        }
-        let mut times = Vec::with_capacity(self.cfg.repeats);
-        for _ in 0..self.cfg.repeats.max(1) {
-            times.push(f(false)?.0);
-        }
+        let (warmup, repeats) = (self.cfg.warmup, self.cfg.repeats.max(1));
+        let mut times = self.gpu.with_copies(n, || -> Result<Vec<f64>> {
+            let start = std::time::Instant::now();
+            let mut runs = 1;
+            while runs < warmup || start.elapsed().as_secs_f64() < warm_up {
+                f(false)?;
+                runs += 1;
+            }
+            (0..repeats).map(|_| Ok(f(false)?.0)).collect()
+        })?;
         let repeats_s = times.clone();
         let med = median(&mut times);
         self.entries.push(Entry {

@@ -207,8 +207,8 @@ fn fetch_group_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group
 
 // The first group of a split: either of the two. Chosen here, by a return from each branch; the
 // same choice written in the loop's caller as an `if` around two assignments to the group made
-// the whole loop as slow as the one-loop form below (106 against 85 µs at 8192×8192×64 on the
-// H100, BENCHMARKS.md, 2026-11-25), though its disassembly shows no repacking: the driver's
+// the whole loop slower than even the one-loop form below (106 against 85 µs at 8192×8192×64 on
+// the H100, BENCHMARKS.md, 2026-11-25), though its disassembly shows no repacking: the driver's
 // schedule depends on how the branch is written, so the form that ran fast is kept.
 fn fetch_first_group(o: Origins, me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
     if (k0 + 4u * BK <= k_end) {

@@ -35,6 +35,7 @@ pub mod gpu;
 pub mod kernels;
 mod launch;
 pub mod limits;
+mod measure;
 mod pipeline;
 pub mod plan;
 pub mod pool;
@@ -59,8 +60,9 @@ pub use buffer::{DeviceBuffer, POISON};
 pub use dispatch::Dispatch;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
-pub use launch::{Clock, Measured, Speed, Timing, STEADY_RUNS};
+pub use launch::{Clock, Timing};
 pub use limits::{DeviceProfile, Limits};
+pub use measure::{Measured, Speed, STEADY_RUNS};
 pub use pipeline::Shader;
 pub use plan::{Plan, Planner, Tiling};
 

@@ -11,12 +11,17 @@ struct PadParams {
     cols_out: u32,  // columns of the destination (>= cols, a multiple of 4)
 }
 
-// For `sum_splits`: C (m×n) = Σ over `splits` partials of m×ld floats each (ld >= n).
+// For `sum_splits`: C (m×n) = Σ over `splits` partials of m×ld floats each (ld >= n), each
+// element's partials summed by `lanes` invocations side by side (a power of two).
 struct SumParams {
     m: u32,
     n: u32,
     ld: u32,
     splits: u32,
+    lanes: u32,
+    _p0: u32,
+    _p1: u32,
+    _p2: u32,
 }
 
 @group(0) @binding(10) var<storage, read> pad_src: array<Elem>;
@@ -27,6 +32,9 @@ struct SumParams {
 @group(0) @binding(15) var<uniform> sp: SumParams;
 
 const SUPPORT_WG: u32 = 256u;
+
+// `sum_splits`: each lane's share of the partials of the workgroup's elements.
+var<workgroup> lane_sums: array<vec4<f32>, SUPPORT_WG>;
 
 fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> u32 {
     return (wid.x + wid.y * nwg.x) * SUPPORT_WG + lid.x;
@@ -55,25 +63,45 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
     pad_dst[i] = v;
 }
 
-// One invocation per 4 floats of a row of the partials; the sum is stored to C's m×n.
+// Per 4 floats of a row of the partials, `lanes` invocations, each adding every lanes-th
+// partial, then their sums added in workgroup memory (the tree of lesson 04) and stored to C's
+// m×n. One invocation per element, as before, left a small C over many splits to a handful of
+// workgroups reading hundreds of partials each, one after the other (f32 64×65536×64 in 228
+// splits: 1,024 invocations, 4 workgroups); the host gives such a sum more lanes
+// (`support::sum_lanes`). Consecutive invocations read consecutive vec4s of one partial.
 @compute @workgroup_size(SUPPORT_WG)
 fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_id) lid: vec3<u32>) {
     let q = sp.ld / 4u;
-    let i = linear_id(wid, nwg, lid);
-    if (i >= sp.m * q) {
-        return;
-    }
-    let r = i / q;
-    let c0 = 4u * (i % q);
+    let per = SUPPORT_WG / sp.lanes;  // elements (of 4 floats) per workgroup
+    let lane = lid.x / per;
+    let i = (wid.x + wid.y * nwg.x) * per + lid.x % per;
+    let inside = i < sp.m * q;
     var acc = vec4<f32>(0.0);
-    for (var s = 0u; s < sp.splits; s++) {
-        acc += partials[s * sp.m * q + i];
+    if (inside) {
+        for (var s = lane; s < sp.splits; s += sp.lanes) {
+            acc += partials[s * sp.m * q + i];
+        }
     }
-    for (var j = 0u; j < 4u; j++) {
-        if (c0 + j < sp.n) {
-            sum_out[r * sp.n + c0 + j] = Out(acc[j]);
+    if (sp.lanes > 1u) {
+        lane_sums[lid.x] = acc;
+        workgroupBarrier();
+        for (var w = sp.lanes / 2u; w > 0u; w /= 2u) {
+            if (lane < w) {
+                lane_sums[lid.x] += lane_sums[lid.x + w * per];
+            }
+            workgroupBarrier();
+        }
+        acc = lane_sums[lid.x];
+    }
+    if (inside && lane == 0u) {
+        let r = i / q;
+        let c0 = 4u * (i % q);
+        for (var j = 0u; j < 4u; j++) {
+            if (c0 + j < sp.n) {
+                sum_out[r * sp.n + c0 + j] = Out(acc[j]);
+            }
         }
     }
 }

@@ -173,6 +173,33 @@ pub(crate) async fn pad(
     Ok((step, dst))
 }
 
+/// `sum_splits`' parameters (the shader's `SumParams`).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct SumParams {
+    m: u32,
+    n: u32,
+    ld: u32,
+    splits: u32,
+    lanes: u32,
+    _pad: [u32; 3],
+}
+
+/// Invocations a sum of `splits` partials aims to keep busy: about a GPU's worth (the H100 holds
+/// 132 × 2,048), past which each element's partials are summed by one invocation.
+const SUM_INVOCATIONS: u64 = 1 << 17;
+
+/// The invocations that add each element's partials side by side in `sum_splits`: 1 while the
+/// `vec4s` elements of 4 floats give the sum enough invocations, else doubled until they do, at
+/// most 64 and at most the splits (each lane then adds at least one partial).
+pub(crate) fn sum_lanes(vec4s: u64, splits: u32) -> u32 {
+    let mut lanes = 1u32;
+    while lanes < 64 && 2 * lanes <= splits && vec4s * (lanes as u64) < SUM_INVOCATIONS {
+        lanes *= 2;
+    }
+    lanes
+}
+
 /// C (m×n) = the sum of `splits` partial products of m×`ld` floats each in `partials`.
 pub(crate) async fn sum_splits(
     gpu: &Gpu,
@@ -182,18 +209,22 @@ pub(crate) async fn sum_splits(
     (m, n, ld): (u32, u32, u32),
     splits: u32,
 ) -> Result<Step> {
-    let params = gpu.uniform(&Four {
-        a: m,
-        b: n,
-        c: ld,
-        d: splits,
+    let vec4s = m as u64 * ld as u64 / 4;
+    let lanes = sum_lanes(vec4s, splits);
+    let params = gpu.uniform(&SumParams {
+        m,
+        n,
+        ld,
+        splits,
+        lanes,
+        _pad: [0; 3],
     });
     gpu.step(
         shader,
         "sum_splits",
         &[],
         &[(13, partials), (14, c), (15, params.bind())],
-        cdiv(m as u64 * ld as u64 / 4, SUPPORT_WG),
+        cdiv(vec4s, SUPPORT_WG / lanes as u64),
     )
     .await
 }
@@ -383,5 +414,30 @@ impl<'a> Frame<'a> {
             dispatch: plan.dispatch,
             splits: (self.splits, plan.choice().k_split),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sum_lanes;
+
+    #[test]
+    fn a_small_sum_over_many_splits_gets_lanes() {
+        // f32 64×65536×64 in 228 splits: 1,024 elements of 4 floats, 64 lanes each.
+        assert_eq!(sum_lanes(1024, 228), 64);
+        // Never more lanes than splits.
+        assert_eq!(sum_lanes(1024, 3), 2);
+        assert_eq!(sum_lanes(1024, 1), 1);
+        // A C of 8192×64 (131,072 elements of 4) fills the GPU alone: one lane.
+        assert_eq!(sum_lanes(131_072, 4), 1);
+        // 64×4096 in 11 splits: 65,536 elements, 2 lanes.
+        assert_eq!(sum_lanes(65_536, 11), 2);
+        for (v, s) in [(1, 300), (77, 5), (5000, 64), (1 << 20, 2)] {
+            let l = sum_lanes(v, s);
+            assert!(
+                l.is_power_of_two() && l <= 64 && (l == 1 || l <= s),
+                "{v} {s}"
+            );
+        }
     }
 }

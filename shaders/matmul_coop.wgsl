@@ -6,8 +6,9 @@
 // - a workgroup owns a BM×BN block of C and walks K in slices of BK, staging each slice of A
 //   (BM×BK) and of B (BK×BN) in workgroup memory as f16, double-buffered with one barrier per
 //   slice, while the global loads of the slice after next are in flight in registers (one
-//   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units); the block
-//   for few columns (GROUP = 4) issues the loads of four slices at once, a group ahead;
+//   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units); the blocks
+//   for few columns, and the block for few rows where its splits are deep (GROUP = 4, set by
+//   the host: coop.rs, `group_at`), issue the loads of four slices at once, a group ahead;
 // - each subgroup owns a 32×64 part of the block: 2×4 accumulator fragments of 16×16 f32 held in
 //   its registers for the whole of K (the register tile of the blocked kernel, spread over the
 //   subgroup's invocations by the hardware);
@@ -318,10 +319,11 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     let zero = coop_mat16x16<f32, C>();
     var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
     if (GROUP == 4u) {
-        // In groups of four slices (the block for few columns, where the product is bound by
-        // reading A): the loads of group g+1 go out together as group g starts, so each row of
-        // A is read 4·BK halves deep at once, not 32 bytes at a time, and they have three
-        // slices of work to arrive in before the first of them is staged. Past the last slice
+        // In groups of four slices (the blocks for few columns, where the product is bound by
+        // reading A, and 32×512 over deep splits, bound by reading B): the loads of group g+1
+        // go out together as group g starts, so each row of A is read 4·BK halves deep at
+        // once, not 32 bytes at a time, and they have three slices of work to arrive in before
+        // the first of them is staged. Past the last slice
         // a group's loads give zeros, multiplied into nothing. H100 (BENCHMARKS.md,
         // 2026-11-24), µs against a slice at a time: 8192×8192×64 103 against 124,
         // 16384×8192×64 182 against 229; but 1000×4104×60, in 29 splits of 9 slices that the

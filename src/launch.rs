@@ -204,7 +204,21 @@ impl Gpu {
         plan: &crate::plan::Plan,
         buffers: &[(u32, Bind<'_>)],
     ) -> Result<Step> {
-        let pipeline = self.pipeline(shader, entry, &plan.constants()).await?;
+        self.planned_step_with(shader, entry, plan, &plan.constants(), buffers)
+            .await
+    }
+
+    /// [`Gpu::planned_step`] with `constants` in place of the plan's: a kernel that sets one
+    /// from what the plan decided (the cooperative kernel's loop, from the split's depth).
+    pub(crate) async fn planned_step_with(
+        &self,
+        shader: &Shader,
+        entry: &str,
+        plan: &crate::plan::Plan,
+        constants: &[(String, f64)],
+        buffers: &[(u32, Bind<'_>)],
+    ) -> Result<Step> {
+        let pipeline = self.pipeline(shader, entry, constants).await?;
         Step::new(self, &pipeline, buffers, plan.dispatch).await
     }
 

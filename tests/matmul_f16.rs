@@ -8,7 +8,7 @@ mod common;
 use common::{gpu, random_f32};
 use half::f16;
 use tilekit::gpu::CoopConfig;
-use tilekit::kernels::matmul::coop::{CoopTiling, FRAGMENT};
+use tilekit::kernels::matmul::coop::{CoopTiling, DEEP_SLICES, FRAGMENT};
 use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
 use tilekit::kernels::matmul::{Selection, Variant};
 use tilekit::Error;
@@ -202,7 +202,11 @@ fn check_f16(variant: Variant, shape: (usize, usize, usize), seed: u64) {
     check_f16_with(&Selection::Variant(variant), shape, seed);
 }
 
-fn check_f16_with(selection: &Selection, (m, k, n): (usize, usize, usize), seed: u64) {
+fn check_f16_with(
+    selection: &Selection,
+    (m, k, n): (usize, usize, usize),
+    seed: u64,
+) -> tilekit::kernels::matmul::MatmulRun {
     let (a16, a) = halves(m * k, seed);
     let (b16, b) = halves(k * n, seed + 1);
     let variant = format!("{selection:?}");
@@ -219,6 +223,7 @@ fn check_f16_with(selection: &Selection, (m, k, n): (usize, usize, usize), seed:
             run.tile
         );
     }
+    run
 }
 
 // Ragged everywhere: K and N not multiples of 4 (the padding pass), M not a multiple of any
@@ -294,7 +299,8 @@ fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes()
 /// units (the H100: BENCHMARKS.md): M, K and N ragged, C with fewer columns than the block, K
 /// split into depths that are not a multiple of four slices: at 8300×1030×61 the 256×64 block,
 /// which loads slices in groups of four, runs splits of 17 slices and a last one of 14, each
-/// padded with slices of zeros to whole groups. Where the
+/// padded with slices of zeros to whole groups; at 33×20001×515 the 32×512 block's splits are
+/// deep enough (at least `DEEP_SLICES`) for it to load in groups too. Where the
 /// adapter has no cooperative matrices (lavapipe) the kernel cannot be built: the test then
 /// checks that a forced block is refused with the typed error naming what is missing.
 #[test]
@@ -337,11 +343,21 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
             (8300, 1030, 61),
             (37, 53, 29),
             (130, 40, 200),
+            (33, 20001, 515),
         ]
         .into_iter()
         .enumerate()
         {
-            check_f16_with(&selection, shape, 100 + 10 * i as u64 + j as u64);
+            let run = check_f16_with(&selection, shape, 100 + 10 * i as u64 + j as u64);
+            if tile == "32x512x16" && shape.1 == 20001 {
+                // The grouped loop ran: each split at least DEEP_SLICES slices deep.
+                let depth = if run.splits == 1 { 20004 } else { run.k_split };
+                assert!(
+                    depth >= DEEP_SLICES * 16,
+                    "{tile}: {} splits of {depth}",
+                    run.splits
+                );
+            }
         }
     }
 }

@@ -33,6 +33,13 @@ impl SplitK {
     }
 }
 
+/// The most splits of K: the sum adds a partial per split for every element of C, and for a
+/// small C over a very deep K it outgrows what more splits save. On the H100, f32 64×65536×64
+/// in 64×64 blocks: with one invocation summing each element's partials, 10.8 TFLOP/s in 256
+/// splits and 8.7 in 456; with 64 invocations summing them side by side (`sum_splits`' lanes),
+/// 30.2 µs in 228 splits and 27.1 in 456 (BENCHMARKS.md, 2026-11-25).
+pub const MAX_SPLITS: u64 = 512;
+
 /// The number of splits for `groups` output blocks when `slots` workgroups run at once
 /// (multiprocessors × workgroups resident on each), counted in waves: with s splits the launch
 /// runs ⌈groups·s / slots⌉ waves of workgroups doing 1/s of K each. The fewest splits whose time
@@ -40,15 +47,12 @@ impl SplitK {
 /// write and read back, and a launch that nearly fills the GPU gains nothing from two waves of
 /// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
 /// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Each split at least
-/// `min_k` deep, the partial products within `max_binding` bytes, and at most 256 splits: the
-/// sum adds a partial per split for every element of C, and for a small C over a very deep K it
-/// outgrows what more splits save (H100, f32 64×65536×64 in 64×64 blocks: 10.8 TFLOP/s in 256
-/// splits, 8.7 in 456).
+/// `min_k` deep, the partial products within `max_binding` bytes, and at most [`MAX_SPLITS`].
 pub fn split_k_waves(groups: u64, split: SplitK, slots: u64, max_binding: u64) -> u32 {
     let slots = slots.max(1);
     let most = ((split.k / split.min_k.max(1)).max(1) as u64)
         .min((max_binding / split.partial_bytes.max(1)).max(1))
-        .min(256);
+        .min(MAX_SPLITS);
     let waves = |s: u64| cdiv(groups.max(1) * s, slots) as f64 / s as f64;
     let best = (1..=most).map(waves).fold(f64::INFINITY, f64::min);
     (1..=most).find(|&s| waves(s) <= 1.12 * best).unwrap_or(1) as u32
@@ -114,7 +118,11 @@ mod tests {
         assert_eq!(split_k_waves(1, s(384, 4), 132, BIG), 3);
         // Partial products of 1 MiB each within a 2 MiB binding: at most 2.
         assert_eq!(split_k_waves(1, s(1 << 20, 1 << 20), 132, 2 << 20), 2);
-        // One small block over a very deep K: never past 256 (the sum of the partials).
-        assert!(split_k_waves(1, s(65536, 1 << 14), 1056, BIG) <= 256);
+        // One small block over a very deep K: never past MAX_SPLITS (the sum of the partials).
+        assert!(split_k_waves(1, s(131072, 1 << 14), 1056, BIG) as u64 <= super::MAX_SPLITS);
+        // f32 64×65536×64 in 64×64×8 blocks (at least 128 deep), six held on 132
+        // multiprocessors: 458 splits, within 12% of one full wave of 512 (whole slices of 16
+        // make them 456 of 144).
+        assert_eq!(split_k_waves(1, s(65536, 1 << 14), 792, BIG), 458);
     }
 }

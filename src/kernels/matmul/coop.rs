@@ -138,6 +138,9 @@ impl CoopTiling {
 /// BENCHMARKS.md, 2026-11-24). The others load a slice at a time: two groups of loads in flight
 /// would take 128×256's 512 invocations past the registers a workgroup of 512 may have (4096³:
 /// 201 against 246 TFLOP/s).
+///
+/// The 32×512 block loads in groups too where each split is at least [`DEEP_SLICES`] slices
+/// deep ([`group_at`]), its GROUP set at launch from the plan's split.
 const BLOCKS: [(u32, u32, u32, u32); 8] = [
     (128, 256, 16, 1),
     (256, 128, 16, 1),
@@ -148,6 +151,43 @@ const BLOCKS: [(u32, u32, u32, u32); 8] = [
     (64, 128, 32, 1),
     (64, 64, 32, 1),
 ];
+
+/// Slices per split from which the 32×512 block (an A of few rows, B read once) loads four
+/// slices at once as the blocks of 64 columns do. On the H100 (BENCHMARKS.md, 2026-11-25), µs,
+/// a slice at a time against in groups: 64×4096×4096 (8 splits of 32 slices) 41.1 against 33.2,
+/// 128×4096×4096 (4 of 64) 62.0 against 47.7, 64×8192×8192 (4 of 128) 111.1 against 78.0,
+/// 24×14336×4096 (15 of 60) 66.8 against 56.4, 32×4096×11008 (6 of 43) 57.4 against 53.8; but
+/// 16×4096×4096 and 32×4096×4096 (15 of 18 slices, which groups pad to 20) 23.4 against 25.1 and
+/// 29.0 against 29.8.
+pub const DEEP_SLICES: u32 = 32;
+
+/// The GROUP a block with the plan's `constants` runs at a split `depth` deep: its own, or 4
+/// for the 32×512 block where each split is at least [`DEEP_SLICES`] slices deep.
+pub fn group_at(constants: &[(String, f64)], depth: u32) -> u32 {
+    let get = |name: &str| {
+        constants
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or(0, |(_, v)| *v as u32)
+    };
+    let (bm, bn, bk) = (get("BM"), get("BN"), get("BK").max(1));
+    if (bm, bn) == (32, 512) && depth / bk >= DEEP_SLICES {
+        4
+    } else {
+        get("GROUP")
+    }
+}
+
+/// `constants` with GROUP set to `group`.
+fn with_group(constants: &[(String, f64)], group: u32) -> Vec<(String, f64)> {
+    constants
+        .iter()
+        .map(|(k, v)| {
+            let v = if k == "GROUP" { group as f64 } else { *v };
+            (k.clone(), v)
+        })
+        .collect()
+}
 
 impl Tiling for CoopTiling {
     fn kernel(&self) -> &'static str {
@@ -294,7 +334,15 @@ impl Kernel for Coop {
         let Ok(t) = CoopTiling::new(shape, caps, "") else {
             return Vec::new();
         };
-        support::pipelines(Precision::F16, module, "coop", fitting(planner, &t))
+        // Every fitting block with the GROUP of its plan, and the 32×512 block's grouped loop.
+        let mut configs = fitting(planner, &t);
+        let deep: Vec<_> = configs
+            .iter()
+            .map(|c| with_group(c, group_at(c, u32::MAX)))
+            .filter(|c| !configs.contains(c))
+            .collect();
+        configs.extend(deep);
+        support::pipelines(Precision::F16, module, "coop", configs)
     }
 
     fn launch<'a>(
@@ -331,12 +379,16 @@ impl Kernel for Coop {
                 ld,
                 _pad: [0; 3],
             });
+            // The loop: the block's own, or in groups where the 32×512 block's splits are deep.
+            let depth = if splits > 1 { k_split } else { k4 };
+            let constants = with_group(&plan.constants(), group_at(&plan.constants(), depth));
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             let step = gpu
-                .planned_step(
+                .planned_step_with(
                     &main,
                     "coop",
                     plan,
+                    &constants,
                     &[(0, a), (1, b), (2, c), (3, params.bind())],
                 )
                 .await?;

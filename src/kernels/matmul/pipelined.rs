@@ -79,6 +79,12 @@ impl Tiling for PipelinedTiling {
         // large squares 8% faster than 128×128×16 (H100, BENCHMARKS.md 2026-11-24: 46.5
         // against 43.2 TFLOP/s at 4096³): the same 8×8 per invocation with twice the subgroups
         // to hide each other's latency.
+        // 32×128×8 is for an A of 17 to about 64 rows, which a 64-row block computes twice over
+        // where it has 32 (the wave model counts the whole block's work): on the H100
+        // (BENCHMARKS.md, 2026-11-25) 32×4096×4096 ran in 43.7 µs against the small-M kernel's
+        // 57.2 and 64×64×8's 65.4, 32×8192×8192 in 125 against 205 and 213, 24×14336×4096 in
+        // 115 against 146 and 186, 64×4096×4096 in 65.0 against 68.8; 32×64×8 and 32×256×8 ran
+        // within 3% of it.
         [
             (128u32, 128u32, 8u32),
             (128, 128, 16),
@@ -88,6 +94,7 @@ impl Tiling for PipelinedTiling {
             (64, 64, 8),
             (128, 256, 16),
             (128, 256, 8),
+            (32, 128, 8),
         ]
         .into_iter()
         .map(|(bm, bn, bk)| {
@@ -114,7 +121,12 @@ impl Tiling for PipelinedTiling {
                     // The 128×256 blocks' 512 invocations get what one workgroup leaves them
                     // of the register file (the residency's cap: 128 on the H100, which the
                     // driver allocated for both).
-                    registers: 64 + 16 + 3 * 4 * loads + 24 + if bk >= 16 { 40 } else { 0 },
+                    // A 32-row block's four loads of A per slice took 37 more than this (201).
+                    registers: 64
+                        + 16
+                        + 3 * 4 * loads
+                        + 24
+                        + if bk >= 16 || bm == 32 { 40 } else { 0 },
                 },
                 reuse: {
                     let em = bm.min(self.shape.m) as f64;

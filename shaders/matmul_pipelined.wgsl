@@ -15,25 +15,28 @@
 //    bank conflicts, CUDA Handbook 8.1).
 // Split-K: the launch covers `splits` copies of the output blocks; copy s multiplies the slice
 // k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
-// A, B and the output have rows that are multiples of 4 elements (the host pads ragged operands
-// with `pad`), so every global load and store is 128 bits wide (64 for f16).
+// The global loads of A and B come from one of two files joined after this one, the same kernel
+// either way: `matmul_pipelined_wide.wgsl`, where every row of A and B is a multiple of 4
+// elements and each load is 128 bits wide (64 for f16), and `matmul_pipelined_ragged.wgsl`, for
+// a K or an N that is not, where each vec4 is gathered from four scalar loads. The output's rows
+// are always a multiple of 4 (`ld`): a ragged N writes padded partials that `sum_splits` copies
+// into C.
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.
 
 struct Params {
     m: u32,        // rows of A and C
-    k: u32,        // columns of A = rows of B (a multiple of 4)
-    n: u32,        // columns of B and of the output (a multiple of 4)
-    tiles_x: u32,  // output blocks per row: ceil(n / BN)
+    k: u32,        // columns of A = rows of B (a multiple of 4 for the wide loads)
+    n: u32,        // columns of B (a multiple of 4 for the wide loads)
+    tiles_x: u32,  // output blocks per row: ceil(ld / BN)
     tiles: u32,    // output blocks per split
     k_split: u32,  // K per split (a multiple of 2·BK: slices run in pairs)
     splits: u32,
-    _pad: u32,
+    ld: u32,       // columns of the output: n rounded up to a multiple of 4
 }
 
-@group(0) @binding(0) var<storage, read> a4: array<Elem4>;
-@group(0) @binding(1) var<storage, read> b4: array<Elem4>;
+// A and B are bound by the file of loads (binding 0 and 1).
 @group(0) @binding(2) var<storage, read_write> c4: array<Out4>;
 @group(0) @binding(3) var<uniform> p: Params;
 
@@ -50,18 +53,6 @@ fn threads() -> u32 {
     return (BN / 8u) * (BM / 8u);
 }
 
-// The i-th vec4 of A's slice at k0 that invocation `me` loads: 4 consecutive k of one row.
-// Kept in the element type until it is stored (half the registers for f16 while in flight).
-fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> Elem4 {
-    let e = me + i * threads();
-    let r = e / (BK / 4u);
-    let kk = k0 + 4u * (e % (BK / 4u));
-    if (e < BM * BK / 4u && row0 + r < p.m && kk < k_end) {
-        return a4[((row0 + r) * p.k + kk) / 4u];
-    }
-    return Elem4();
-}
-
 // Widened to f32 here, as it goes into workgroup memory.
 fn store_a(buf: u32, me: u32, i: u32, raw: Elem4) {
     let v = vec4<f32>(raw);
@@ -75,17 +66,6 @@ fn store_a(buf: u32, me: u32, i: u32, raw: Elem4) {
         a_s[base + (kk + 2u) * (BM / 4u)][r % 4u] = v.z;
         a_s[base + (kk + 3u) * (BM / 4u)][r % 4u] = v.w;
     }
-}
-
-// The i-th vec4 of B's slice at k0: 4 consecutive columns of one row.
-fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> Elem4 {
-    let e = me + i * threads();
-    let kk = e / (BN / 4u);
-    let cq = e % (BN / 4u);
-    if (e < BK * BN / 4u && k0 + kk < k_end && col0 + 4u * cq < p.n) {
-        return b4[((k0 + kk) * p.n + col0) / 4u + cq];
-    }
-    return Elem4();
 }
 
 fn store_b(buf: u32, me: u32, i: u32, raw: Elem4) {
@@ -204,7 +184,7 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     if (split >= p.splits) {
         return;
     }
-    let out = split * p.m * (p.n / 4u);
+    let out = split * p.m * (p.ld / 4u);
     for (var i = 0u; i < 8u; i++) {
         var r = row0 + 4u * lid.y + i;
         if (i >= 4u) {
@@ -213,11 +193,11 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
         if (r < p.m) {
             let c_lo = col0 + 4u * lid.x;
             let c_hi = c_lo + BN / 2u;
-            if (c_lo < p.n) {
-                c4[out + (r * p.n + c_lo) / 4u] = Out4(acc[2u * i]);
+            if (c_lo < p.ld) {
+                c4[out + (r * p.ld + c_lo) / 4u] = Out4(acc[2u * i]);
             }
-            if (c_hi < p.n) {
-                c4[out + (r * p.n + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
+            if (c_hi < p.ld) {
+                c4[out + (r * p.ld + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
             }
         }
     }

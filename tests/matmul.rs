@@ -8,7 +8,8 @@
 //! - `bounds`: 60³ and 1×1×1, 37×1×29, 1×300×1 (rows and columns past the matrix);
 //! - `deep_k`: 1×4099×9, 8×5000×12, 64×3001×64 (split-K and the padding pass);
 //! - `every_tile`: every candidate the planner can pick under WebGPU's baseline and the
-//!   adapter's limits;
+//!   adapter's limits, at ragged shapes both skinny (the pipelined kernel loads A and B where
+//!   they lie) and not (it copies them into rows of 4 first);
 //! - `plan_is_launch`: what the plan says (split of K, each split's depth, the grid) is what the
 //!   launch ran, at ragged shapes.
 //!
@@ -17,10 +18,12 @@
 mod common;
 use common::{gpu, random_f32};
 use proptest::prelude::*;
-use tilekit::kernels::matmul::{reference, verify, Precision, Selection, Shape, Variant};
+use tilekit::kernels::matmul::{
+    reference, verify, MatmulRun, Precision, Selection, Shape, Variant,
+};
 use tilekit::{Error, Limits, Planner};
 
-fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) {
+fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) -> MatmulRun {
     let g = gpu();
     let a = random_f32(m * k, seed);
     let b = random_f32(k * n, seed + 1);
@@ -28,6 +31,7 @@ fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) {
     let (exact, mag) = reference(&a, &b, m, k, n);
     verify(&c, &exact, &mag, k)
         .unwrap_or_else(|e| panic!("{m}x{k}x{n} {selection:?} {}: {e}", run.tile));
+    run
 }
 
 /// The variant, or a test that cannot run it here fails (it never passes in silence).
@@ -48,7 +52,13 @@ fn shapes(v: Variant, list: &[(usize, usize, usize)], seed: u64) {
 fn every_tile(v: Variant) {
     let g = gpu();
     let mut tried = 0;
-    for (m, k, n) in [(67, 45, 71), (68, 44, 72), (3, 301, 37), (2, 1284, 17)] {
+    for (m, k, n) in [
+        (67, 45, 71),
+        (68, 44, 72),
+        (3, 301, 37),
+        (2, 1284, 17),
+        (260, 45, 263),
+    ] {
         let shape = Shape::new(m, k, n).unwrap();
         for limits in [Limits::webgpu_default(), g.limits().clone()] {
             let planner = Planner::new(limits, g.profile.clone());
@@ -110,6 +120,77 @@ fn plan_is_launch(v: Variant) {
             "{v} {shape}: the grid holds the plan's workgroups"
         );
     }
+}
+
+/// A skinny ragged product reaches the pipelined kernel as it is: its scalar loads read A and B
+/// where they lie, so no padded copy is made (the tile would say so), and the product is right
+/// with K ragged, N ragged or both, in one split of K and in several (a split then ends inside a
+/// row of A). A ragged product that is not skinny is copied into rows of 4 first, as the
+/// small-M kernel's always is, and the tile says so.
+#[test]
+fn a_skinny_ragged_product_is_loaded_where_it_lies() {
+    use tilekit::kernels::matmul::pipelined::loads_in_place;
+    let v = variant("pipelined");
+    let mut split = false;
+    for (i, &(m, k, n)) in [
+        (70, 301, 132),
+        (70, 300, 131),
+        (70, 301, 131),
+        (9, 4099, 66),
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(loads_in_place(Shape::new(m, k, n).unwrap()));
+        let run = check(m, k, n, &Selection::Variant(v), 60 + i as u64);
+        assert!(!run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile);
+        split |= run.splits > 1 && k % 4 != 0;
+    }
+    assert!(split, "no ragged K was split");
+    for (i, &(m, k, n)) in [(300, 301, 300), (260, 64, 263)].iter().enumerate() {
+        assert!(!loads_in_place(Shape::new(m, k, n).unwrap()));
+        let run = check(m, k, n, &Selection::Variant(v), 65 + i as u64);
+        assert!(run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile);
+    }
+    let run = check(1, 301, 131, &Selection::Variant(variant("gemv")), 70);
+    assert!(run.tile.contains("padded"), "{}", run.tile);
+}
+
+/// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's
+/// crossover lies between 61 and 342, BENCHMARKS.md 2026-11-25); never where neither is ragged.
+#[test]
+fn ragged_loads_in_place_only_where_the_copies_cost_more() {
+    use tilekit::kernels::matmul::pipelined::loads_in_place;
+    let at = |m, k, n| loads_in_place(Shape::new(m, k, n).unwrap());
+    assert!(at(17, 4099, 4097) && at(8191, 4095, 61) && at(65, 4099, 1001));
+    assert!(at(130, 4095, 8192) && !at(131, 4095, 8192));
+    assert!(!at(777, 1234, 2345) && !at(1023, 2049, 515) && !at(4095, 4095, 4095));
+    assert!(!at(17, 4096, 4096) && !at(8192, 4096, 64));
+}
+
+/// What lies past the end of a row of A is the next row: a ragged load must not read it into
+/// this one. With an infinity at the start of row 1, rows 0 and 2 of C stay finite and right
+/// (the slice at the end of row 0 would otherwise multiply it by a zero of B: NaN).
+#[test]
+fn a_ragged_row_of_a_never_reads_into_the_next() {
+    let (m, k, n) = (3, 301, 5);
+    let mut a = random_f32(m * k, 80);
+    a[k] = f32::INFINITY;
+    let b = random_f32(k * n, 81);
+    let (c, run) = gpu()
+        .matmul_with(&a, &b, (m, k, n), &Selection::Variant(variant("pipelined")))
+        .unwrap();
+    let (exact, mag) = reference(&a, &b, m, k, n);
+    for r in [0, 2] {
+        let row = r * n..(r + 1) * n;
+        verify(&c[row.clone()], &exact[row.clone()], &mag[row], k)
+            .unwrap_or_else(|e| panic!("row {r} ({}): {e}", run.tile));
+    }
+    assert!(
+        c[n..2 * n].iter().all(|x| !x.is_finite()),
+        "{:?}",
+        &c[n..2 * n]
+    );
 }
 
 /// One test per variant and case.

@@ -226,10 +226,12 @@ fn check_f16_with(
     run
 }
 
-// Ragged everywhere: K and N not multiples of 4 (the padding pass), M not a multiple of any
-// block, deep K (split-K), one row (the small-M kernel).
-const SHAPES: [(usize, usize, usize); 7] = [
+// Ragged everywhere: K and N not multiples of 4 (loaded in place on skinny products, else the
+// padding pass: 300×67×262), M not a multiple of any block, deep K (split-K), one row (the
+// small-M kernel).
+const SHAPES: [(usize, usize, usize); 8] = [
     (37, 53, 29),
+    (300, 67, 262),
     (1, 77, 33),
     (5, 1000, 3),
     (130, 67, 129),

@@ -1,8 +1,11 @@
 //! `pipelined`: the blocked kernel made fast (double-buffered workgroup memory with one barrier
 //! per slice, register prefetch two slices ahead, 128-bit workgroup-memory reads, 8×8 per
-//! invocation), with split-K when the output blocks cannot fill the GPU, and ragged operands
-//! padded to rows of 4 floats so that every load stays 128 bits wide. Shader:
-//! `shaders/matmul_pipelined.wgsl` after `shaders/matmul_support.wgsl`.
+//! invocation), with split-K when the output blocks cannot fill the GPU. Where every row of A
+//! and B is a multiple of 4 elements its global loads are 128 bits wide. Where K or N is ragged,
+//! A and B are copied into rows of 4 first, or, on a skinny product that the copies would cost
+//! more than they save ([`loads_in_place`]), each vec4 is gathered from four scalar loads. Shader:
+//! `shaders/matmul_pipelined.wgsl` after `shaders/matmul_support.wgsl`, then the loads:
+//! `shaders/matmul_pipelined_wide.wgsl` or `shaders/matmul_pipelined_ragged.wgsl`.
 //!
 //! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
@@ -19,19 +22,39 @@ use crate::plan::{
 };
 use crate::{Gpu, Result};
 
-fn module(types: Types) -> Module {
+/// The kernel with the loads of `name` (`loads`, its WGSL).
+fn module_with(types: Types, name: &str, loads: &str) -> Module {
     let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
-            types.module_name("matmul_pipelined"),
+            types.module_name(name),
             &[
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_pipelined.wgsl"),
+                loads,
             ],
         ),
         needs: types.needs(),
     }
+}
+
+/// Rows of A and B that are multiples of 4: 128-bit loads.
+fn module(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_pipelined",
+        include_str!("../../../shaders/matmul_pipelined_wide.wgsl"),
+    )
+}
+
+/// A ragged K or N: four scalar loads per vec4.
+fn module_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_pipelined_ragged",
+        include_str!("../../../shaders/matmul_pipelined_ragged.wgsl"),
+    )
 }
 
 #[repr(C)]
@@ -44,7 +67,26 @@ struct Params {
     tiles: u32,
     k_split: u32,
     splits: u32,
-    _pad: u32,
+    ld: u32,
+}
+
+/// `M·N/(M+N)` up to which a ragged product loads A and B in place ([`loads_in_place`]).
+pub const IN_PLACE_UP_TO: u64 = 128;
+
+/// Whether a ragged K or N is loaded in place (four scalar loads per vec4, from
+/// `shaders/matmul_pipelined_ragged.wgsl`) rather than copied into rows of 4 first. Copying costs
+/// a pass over A and B; the scalar loads cost every slice of the product (a row of A read four
+/// elements at a time by four instructions). Per element copied, A is used N times and B M
+/// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
+/// 2026-11-25), µs, copied against in place: 17×4099×4097 91 against 50, 33×4097×11007 272
+/// against 187, 64×4095×4095 114 against 81, 65×4099×1001 45.5 against 36.7 (61),
+/// 8191×4095×61 212 against 143, 2047×2049×63 39.4 against 28.4; but 1023×2049×515 (342) 85.0
+/// against 85.7, 777×1234×2345 (584) 157 against 176, 2049×1000×1031 141 against 169,
+/// 2048×2048×2047 417 against 446, 4095³ 3136 against 3303.
+pub fn loads_in_place(shape: Shape) -> bool {
+    let Shape { m, k, n } = shape;
+    let (m, n) = (m as u64, n as u64);
+    (k % 4 != 0 || n % 4 != 0) && m * n <= IN_PLACE_UP_TO * (m + n)
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -199,7 +241,7 @@ impl Kernel for Pipelined {
     fn modules(&self) -> Vec<Module> {
         support::types_of(self.0)
             .iter()
-            .map(|t| module(*t))
+            .flat_map(|t| [module(*t), module_ragged(*t)])
             .collect()
     }
 
@@ -211,7 +253,17 @@ impl Kernel for Pipelined {
                 n: 1024,
             },
         };
-        support::pipelines(self.0, module, "pipelined", fitting(planner, &t))
+        let configs = fitting(planner, &t);
+        let mut all = support::pipelines(self.0, module, "pipelined", configs.clone());
+        for types in support::types_of(self.0) {
+            let m = module_ragged(*types);
+            all.extend(
+                configs
+                    .iter()
+                    .map(|c| PipelineUse::new(&m, "pipelined", c.clone())),
+            );
+        }
+        all
     }
 
     fn launch<'a>(
@@ -229,9 +281,17 @@ impl Kernel for Pipelined {
                 plan.constant("BK"),
             );
             let Shape { m, k, n } = shape;
-            let (k4, n4) = (round4(k), round4(n));
-            // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20).
-            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            let n4 = round4(n);
+            // A ragged K or N: A and B copied into rows of 4 (zeros outside, fig 4.20), or on a
+            // skinny product loaded where they lie.
+            let in_place = loads_in_place(shape);
+            let mut frame = if in_place {
+                Frame::unpadded(module, module_ragged, io, shape)
+            } else {
+                Frame::new(gpu, module, io, shape).await?
+            };
+            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
+            let (k_row, n_row) = if in_place { (k, n) } else { (round4(k), n4) };
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split an
@@ -240,13 +300,13 @@ impl Kernel for Pipelined {
             let _ = bk;
             let params = gpu.uniform(&Params {
                 m,
-                k: k4,
-                n: n4,
+                k: k_row,
+                n: n_row,
                 tiles_x,
                 tiles,
                 k_split,
                 splits,
-                _pad: 0,
+                ld: n4,
             });
             let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
             let step = gpu

@@ -306,12 +306,13 @@ pub(crate) fn pipelines(
 }
 
 /// What the fast variants' launches share, around their own main step: A and B padded to rows
-/// of 4 elements where K or N is ragged, the output (C itself, or f32 split-K partials that
+/// of 4 elements where K or N is ragged (unless the main step loads any row), the output (C itself, or f32 split-K partials that
 /// `sum_splits` adds into C), and the assembly of the [`super::Launch`].
 pub(crate) struct Frame<'a> {
     io: super::Operands<'a>,
     shape: Shape,
-    module: fn(Types) -> crate::kernels::Module,
+    /// The main step's module.
+    main: fn(Types) -> crate::kernels::Module,
     /// The module with the call's element types (padding and the final sum).
     shader: Shader,
     steps: Vec<Step>,
@@ -335,13 +336,33 @@ impl<'a> Frame<'a> {
         Ok(Frame {
             io,
             shape,
-            module,
+            main: module,
             shader,
             steps,
             padded,
             out: None,
             splits: 1,
         })
+    }
+
+    /// The operands as they are, for a main step from `main`'s module whose loads take rows of
+    /// any length; the final sum still comes from `module`.
+    pub(crate) fn unpadded(
+        module: fn(Types) -> crate::kernels::Module,
+        main: fn(Types) -> crate::kernels::Module,
+        io: super::Operands<'a>,
+        shape: Shape,
+    ) -> Frame<'a> {
+        Frame {
+            io,
+            shape,
+            main,
+            shader: module(io.types).shader,
+            steps: Vec::new(),
+            padded: (None, None),
+            out: None,
+            splits: 1,
+        }
     }
 
     /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
@@ -359,13 +380,8 @@ impl<'a> Frame<'a> {
         let a = self.padded.0.as_ref().map_or(self.io.a, |b| b.bind());
         let b = self.padded.1.as_ref().map_or(self.io.b, |b| b.bind());
         Ok(match self.out.as_ref().expect("set above") {
-            Output::Direct => (a, b, self.io.c, self.shader.clone()),
-            Output::Partials(p) => (
-                a,
-                b,
-                p.bind(),
-                (self.module)(self.io.types.partials()).shader,
-            ),
+            Output::Direct => (a, b, self.io.c, (self.main)(self.io.types).shader),
+            Output::Partials(p) => (a, b, p.bind(), (self.main)(self.io.types.partials()).shader),
         })
     }
 
@@ -378,7 +394,7 @@ impl<'a> Frame<'a> {
         plan: &crate::plan::Plan,
     ) -> Result<super::Launch> {
         let label = &plan.choice().label;
-        let Shape { m, k, n } = self.shape;
+        let Shape { m, n, .. } = self.shape;
         let n4 = round4(n);
         self.steps.push(main);
         let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
@@ -399,7 +415,7 @@ impl<'a> Frame<'a> {
         if self.splits > 1 {
             tile += &format!(" split-K {}", self.splits);
         }
-        if round4(k) != k || n4 != n {
+        if self.padded.0.is_some() || self.padded.1.is_some() {
             tile += " padded";
         }
         scratch.extend(self.padded.0.map(|b| Box::new(b) as _));

@@ -221,7 +221,7 @@ impl Kernel for Pipelined {
 
     fn about(&self) -> &'static str {
         match self.0 {
-            Precision::F32 => "blocked with double-buffered workgroup memory, register prefetch and vec4 reads; split-K when blocks cannot fill the GPU; any shape keeps 128-bit loads",
+            Precision::F32 => "blocked with double-buffered workgroup memory, register prefetch and vec4 reads; split-K when blocks cannot fill the GPU; a ragged K or N copied into rows of 4, or read in place on skinny products",
             Precision::F16 => "pipelined reading f16 operands, f32 arithmetic on the scalar units (needs SHADER_F16; the f16 kernel where there are no cooperative matrices)",
         }
     }

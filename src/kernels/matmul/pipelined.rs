@@ -275,11 +275,7 @@ impl Kernel for Pipelined {
     ) -> LocalFuture<'a, Result<Launch>> {
         Box::pin(async move {
             let plan = plan.expect("the pipelined kernel has a plan");
-            let (bm, bn, bk) = (
-                plan.constant("BM"),
-                plan.constant("BN"),
-                plan.constant("BK"),
-            );
+            let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
             let Shape { m, k, n } = shape;
             let n4 = round4(n);
             // A ragged K or N: A and B copied into rows of 4 (zeros outside, fig 4.20), or on a
@@ -297,7 +293,6 @@ impl Kernel for Pipelined {
             // The plan's split of K (by waves of the workgroups resident at once), each split an
             // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-            let _ = bk;
             let params = gpu.uniform(&Params {
                 m,
                 k: k_row,

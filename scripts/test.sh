@@ -21,7 +21,10 @@ if [ -n "${TILEKIT_FRESH_PYTHON:-}" ]; then
     apt_install python3 python3-venv
     base=$(command -v python3)
   fi
-  venv=$(mktemp -d)/python-without-numpy
+  # Removed on exit: a venv with NumPy is about 100 MB, and CI machines share their disk.
+  venv_dir=$(mktemp -d)
+  trap 'rm -rf "$venv_dir"' EXIT
+  venv=$venv_dir/python-without-numpy
   "$base" -m venv "$venv"
   if [ -n "$(numpy_version "$venv/bin/python")" ]; then
     echo "error: the fresh venv $venv already imports numpy; it stands in for no machine" >&2
@@ -40,6 +43,12 @@ fi
 # Line tables are enough for a test's backtrace; full debug info of wgpu and naga in every test
 # binary is most of what linking them costs on two cores.
 export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+# No incremental caches: a build from scratch gains nothing from them, and they are 1.5 GB of the
+# target folder's 6 (a CI run once failed on a full disk while linking the tests).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+target_dir=${CARGO_TARGET_DIR:-$PWD/target}
+mkdir -p "$target_dir"
+echo "target folder $target_dir: $(df -Ph "$target_dir" | awk 'NR == 2 { print $4 }') free" >&2
 started=$SECONDS
 step() { echo "== $* ($((SECONDS - started)) s in) ==" >&2; }
 step formatting and lints

@@ -11,13 +11,16 @@
 //   tree, here WK wide);
 // - split-K: the launch covers `splits` slices of K, so that even M = 1 × N = 4096 launches
 //   enough workgroups to fill the GPU; `sum_splits` adds the slices' partial products.
-// A, B and the output have rows that are multiples of 4 elements (the host pads ragged ones with
-// `pad`); their element types come from the prelude (`Elem4`, `Out4`), the arithmetic is f32.
+// The global loads of A and B are joined after this file: `matmul_gemv_wide.wgsl` (128-bit loads,
+// rows of A and B multiples of 4 elements) or `matmul_gemv_ragged.wgsl` (a ragged K or N, each
+// vec4 gathered from four scalar loads: the operands read where they lie instead of copied). The
+// output's rows are multiples of 4 elements either way; the element types come from the prelude
+// (`Elem4`, `Out4`), the arithmetic is f32.
 
 struct GemvParams {
     m: u32,
-    k: u32,           // columns of A = rows of B (a multiple of 4)
-    n: u32,           // columns of B and of the output (a multiple of 4)
+    k: u32,           // columns of A = rows of B
+    n: u32,           // columns of B
     col_groups: u32,  // ceil(n / (4·WX))
     row_blocks: u32,  // ceil(m / MB)
     k_split: u32,
@@ -25,8 +28,6 @@ struct GemvParams {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> ga4: array<Elem4>;
-@group(0) @binding(1) var<storage, read> gb4: array<Elem4>;
 @group(0) @binding(2) var<storage, read_write> gc4: array<Out4>;
 @group(0) @binding(3) var<uniform> gp: GemvParams;
 
@@ -47,38 +48,38 @@ struct Acc {
     r4: vec4<f32>, r5: vec4<f32>, r6: vec4<f32>, r7: vec4<f32>,
 }
 
-// The first vec4 of each of the MR rows of A, clamped into the matrix.
+// Where each of the MR rows of A starts (`a_start`), clamped into the matrix.
 struct Rows {
     r0: u32, r1: u32, r2: u32, r3: u32, r4: u32, r5: u32, r6: u32, r7: u32,
 }
 
-// Row `a` of A at columns k..k+3 times the four rows of B: 16 multiply-adds onto `acc`.
-fn row4(acc: vec4<f32>, a: u32, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>,
+// The row of A that starts at `row` (`a_start`), columns k..k+3, times the four rows of B: 16
+// multiply-adds onto `acc`.
+fn row4(acc: vec4<f32>, row: u32, k: u32, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>,
         b3: vec4<f32>) -> vec4<f32> {
-    let av = vec4<f32>(ga4[a]);
+    let av = load_a(row, k);
     return acc + av.x * b0 + av.y * b1 + av.z * b2 + av.w * b3;
 }
 
 // One group of 4 rows of B (k..k+3) times the MR rows of A into `acc`.
-fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, cq: u32, quads: u32) {
-    let b0 = vec4<f32>(gb4[k * quads + cq]);
-    let b1 = vec4<f32>(gb4[(k + 1u) * quads + cq]);
-    let b2 = vec4<f32>(gb4[(k + 2u) * quads + cq]);
-    let b3 = vec4<f32>(gb4[(k + 3u) * quads + cq]);
-    let k4 = k / 4u;
-    (*acc).r0 = row4((*acc).r0, rows.r0 + k4, b0, b1, b2, b3);
+fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, cq: u32) {
+    let b0 = load_b(k, cq);
+    let b1 = load_b(k + 1u, cq);
+    let b2 = load_b(k + 2u, cq);
+    let b3 = load_b(k + 3u, cq);
+    (*acc).r0 = row4((*acc).r0, rows.r0, k, b0, b1, b2, b3);
     if (MR > 1u) {
-        (*acc).r1 = row4((*acc).r1, rows.r1 + k4, b0, b1, b2, b3);
+        (*acc).r1 = row4((*acc).r1, rows.r1, k, b0, b1, b2, b3);
     }
     if (MR > 2u) {
-        (*acc).r2 = row4((*acc).r2, rows.r2 + k4, b0, b1, b2, b3);
-        (*acc).r3 = row4((*acc).r3, rows.r3 + k4, b0, b1, b2, b3);
+        (*acc).r2 = row4((*acc).r2, rows.r2, k, b0, b1, b2, b3);
+        (*acc).r3 = row4((*acc).r3, rows.r3, k, b0, b1, b2, b3);
     }
     if (MR > 4u) {
-        (*acc).r4 = row4((*acc).r4, rows.r4 + k4, b0, b1, b2, b3);
-        (*acc).r5 = row4((*acc).r5, rows.r5 + k4, b0, b1, b2, b3);
-        (*acc).r6 = row4((*acc).r6, rows.r6 + k4, b0, b1, b2, b3);
-        (*acc).r7 = row4((*acc).r7, rows.r7 + k4, b0, b1, b2, b3);
+        (*acc).r4 = row4((*acc).r4, rows.r4, k, b0, b1, b2, b3);
+        (*acc).r5 = row4((*acc).r5, rows.r5, k, b0, b1, b2, b3);
+        (*acc).r6 = row4((*acc).r6, rows.r6, k, b0, b1, b2, b3);
+        (*acc).r7 = row4((*acc).r7, rows.r7, k, b0, b1, b2, b3);
     }
 }
 
@@ -109,7 +110,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
     let rem = t % per_split;
     let row0 = (rem / gp.col_groups) * MR;
     let cq = (rem % gp.col_groups) * WX + lid.x;  // which 4 columns
-    let quads = gp.n / 4u;
+    let quads = (gp.n + 3u) / 4u;  // the output's rows, in vec4s
     // Workgroups past the last split (the 2-D fold rounds up) read nothing and store nothing.
     var stored = 0u;
     var k_begin = 0u;
@@ -119,12 +120,11 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
         k_begin = min(split * gp.k_split, gp.k);
         k_end = min(k_begin + gp.k_split, gp.k);
     }
-    let ak = gp.k / 4u;
     let last = gp.m - 1u;
-    let rows = Rows(min(row0, last) * ak, min(row0 + 1u, last) * ak, min(row0 + 2u, last) * ak,
-                    min(row0 + 3u, last) * ak, min(row0 + 4u, last) * ak,
-                    min(row0 + 5u, last) * ak, min(row0 + 6u, last) * ak,
-                    min(row0 + 7u, last) * ak);
+    let rows = Rows(a_start(min(row0, last)), a_start(min(row0 + 1u, last)),
+                    a_start(min(row0 + 2u, last)), a_start(min(row0 + 3u, last)),
+                    a_start(min(row0 + 4u, last)), a_start(min(row0 + 5u, last)),
+                    a_start(min(row0 + 6u, last)), a_start(min(row0 + 7u, last)));
     var acc = Acc(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0),
                   vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     if (cq < quads) {
@@ -133,13 +133,13 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
         var k = k_begin + KS * lid.y;
         for (; k + KS <= k_end; k += KS * WK) {
             for (var g = 0u; g < KS; g += 4u) {
-                group4(&acc, rows, k + g, cq, quads);
+                group4(&acc, rows, k + g, cq);
             }
         }
-        // The split's ragged end (fewer than KS rows, a multiple of 4): the one invocation whose
-        // slice holds it stopped at its start; the others are past k_end.
+        // The split's ragged end (fewer than KS rows, a multiple of 4 but at K's own end): the one
+        // invocation whose slice holds it stopped at its start; the others are past k_end.
         for (; k < k_end; k += 4u) {
-            group4(&acc, rows, k, cq, quads);
+            group4(&acc, rows, k, cq);
         }
     }
     // Add the WK partial sums of each column, one row of A at a time.

@@ -125,8 +125,8 @@ fn plan_is_launch(v: Variant) {
 /// A skinny ragged product reaches the pipelined kernel as it is: its scalar loads read A and B
 /// where they lie, so no padded copy is made (the tile would say so), and the product is right
 /// with K ragged, N ragged or both, in one split of K and in several (a split then ends inside a
-/// row of A). A ragged product that is not skinny is copied into rows of 4 first, as the
-/// small-M kernel's always is, and the tile says so.
+/// row of A). A ragged product that is not skinny is copied into rows of 4 first, and the tile
+/// says so. The small-M kernel (at most 16 rows of A) always reads a ragged product in place.
 #[test]
 fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     use tilekit::kernels::matmul::pipelined::loads_in_place;
@@ -152,8 +152,17 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
         let run = check(m, k, n, &Selection::Variant(v), 65 + i as u64);
         assert!(run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile);
     }
-    let run = check(1, 301, 131, &Selection::Variant(variant("gemv")), 70);
-    assert!(run.tile.contains("padded"), "{}", run.tile);
+    let gemv = variant("gemv");
+    let mut split = false;
+    for (i, &(m, k, n)) in [(1, 301, 131), (5, 300, 131), (16, 301, 132), (3, 4099, 9)]
+        .iter()
+        .enumerate()
+    {
+        let run = check(m, k, n, &Selection::Variant(gemv), 70 + i as u64);
+        assert!(!run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile);
+        split |= run.splits > 1 && k % 4 != 0;
+    }
+    assert!(split, "gemv: no ragged K was split");
 }
 
 /// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's
@@ -177,20 +186,22 @@ fn a_ragged_row_of_a_never_reads_into_the_next() {
     let mut a = random_f32(m * k, 80);
     a[k] = f32::INFINITY;
     let b = random_f32(k * n, 81);
-    let (c, run) = gpu()
-        .matmul_with(&a, &b, (m, k, n), &Selection::Variant(variant("pipelined")))
-        .unwrap();
     let (exact, mag) = reference(&a, &b, m, k, n);
-    for r in [0, 2] {
-        let row = r * n..(r + 1) * n;
-        verify(&c[row.clone()], &exact[row.clone()], &mag[row], k)
-            .unwrap_or_else(|e| panic!("row {r} ({}): {e}", run.tile));
+    for name in ["pipelined", "gemv"] {
+        let (c, run) = gpu()
+            .matmul_with(&a, &b, (m, k, n), &Selection::Variant(variant(name)))
+            .unwrap();
+        for r in [0, 2] {
+            let row = r * n..(r + 1) * n;
+            verify(&c[row.clone()], &exact[row.clone()], &mag[row], k)
+                .unwrap_or_else(|e| panic!("{name} row {r} ({}): {e}", run.tile));
+        }
+        assert!(
+            c[n..2 * n].iter().all(|x| !x.is_finite()),
+            "{name}: {:?}",
+            &c[n..2 * n]
+        );
     }
-    assert!(
-        c[n..2 * n].iter().all(|x| !x.is_finite()),
-        "{:?}",
-        &c[n..2 * n]
-    );
 }
 
 /// One test per variant and case.

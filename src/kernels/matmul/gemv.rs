@@ -1,8 +1,10 @@
 //! `gemv`: the small-M kernel (M = 1 to 16): a bandwidth kernel that reads B once for each
 //! block of up to eight rows of A with 128-bit loads, several in flight per invocation, adds
 //! partial sums along K through workgroup memory, and splits K across workgroups so that even a
-//! matrix-vector product fills the GPU. Shader: `shaders/matmul_gemv.wgsl` after
-//! `shaders/matmul_support.wgsl`.
+//! matrix-vector product fills the GPU. A ragged K or N is read where it lies, each vec4 from four
+//! scalar loads: B is read once, so copying it into rows of 4 first would cost more than the
+//! product. Shader: `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`, then
+//! `shaders/matmul_gemv_wide.wgsl` or `shaders/matmul_gemv_ragged.wgsl`.
 
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
@@ -22,19 +24,39 @@ pub fn rows_per_invocation(m: u32) -> u32 {
     m.clamp(1, MB).next_power_of_two()
 }
 
-fn module(types: Types) -> Module {
+/// The kernel with the loads of `name` (`loads`, its WGSL).
+fn module_with(types: Types, name: &str, loads: &str) -> Module {
     let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
-            types.module_name("matmul_gemv"),
+            types.module_name(name),
             &[
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_gemv.wgsl"),
+                loads,
             ],
         ),
         needs: types.needs(),
     }
+}
+
+/// Rows of A and B that are multiples of 4: 128-bit loads.
+fn module(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_gemv",
+        include_str!("../../../shaders/matmul_gemv_wide.wgsl"),
+    )
+}
+
+/// A ragged K or N: four scalar loads per vec4.
+fn module_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_gemv_ragged",
+        include_str!("../../../shaders/matmul_gemv_ragged.wgsl"),
+    )
 }
 
 #[repr(C)]
@@ -162,7 +184,7 @@ impl Kernel for Gemv {
 
     fn about(&self) -> &'static str {
         match self.0 {
-            Precision::F32 => "small M (matrix-vector to 16 rows): B read once per 8 rows with 128-bit loads, a reduction along K, split-K to fill the GPU",
+            Precision::F32 => "small M (matrix-vector to 16 rows): B read once per 8 rows with 128-bit loads (four scalar loads where K or N is ragged), a reduction along K, split-K to fill the GPU",
             Precision::F16 => "gemv reading f16 operands (half the bytes of B), f32 arithmetic (needs SHADER_F16)",
         }
     }
@@ -193,7 +215,7 @@ impl Kernel for Gemv {
     fn modules(&self) -> Vec<Module> {
         support::types_of(self.0)
             .iter()
-            .map(|t| module(*t))
+            .flat_map(|t| [module(*t), module_ragged(*t)])
             .collect()
     }
 
@@ -209,7 +231,13 @@ impl Kernel for Gemv {
                     },
                     precision: self.0,
                 };
-                support::pipelines(self.0, module, "gemv", fitting(planner, &t))
+                support::pipelines_with_ragged(
+                    self.0,
+                    module,
+                    module_ragged,
+                    "gemv",
+                    fitting(planner, &t),
+                )
             })
             .collect()
     }
@@ -225,10 +253,16 @@ impl Kernel for Gemv {
             let plan = plan.expect("the gemv kernel has a plan");
             let wx = plan.constant("WX");
             let Shape { m, k, n } = shape;
-            let (k4, n4) = (round4(k), round4(n));
-            // Ragged K or N: the operands copied into rows of 4 elements, zeros outside (fig 4.20),
-            // to keep 128-bit loads.
-            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            let n4 = round4(n);
+            // A ragged K or N is read where it lies, four scalar loads per vec4 (zero outside:
+            // fig 4.20): with at most 16 rows of A, copying B into rows of 4 would cost more than
+            // the product (the pipelined kernel's rule for skinny products, always met here).
+            let loads = if k % 4 != 0 || n % 4 != 0 {
+                module_ragged
+            } else {
+                module
+            };
+            let mut frame = Frame::unpadded(module, loads, io, shape);
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of
@@ -236,8 +270,8 @@ impl Kernel for Gemv {
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
             let params = gpu.uniform(&Params {
                 m,
-                k: k4,
-                n: n4,
+                k,
+                n,
                 col_groups,
                 row_blocks,
                 k_split,

@@ -253,17 +253,13 @@ impl Kernel for Pipelined {
                 n: 1024,
             },
         };
-        let configs = fitting(planner, &t);
-        let mut all = support::pipelines(self.0, module, "pipelined", configs.clone());
-        for types in support::types_of(self.0) {
-            let m = module_ragged(*types);
-            all.extend(
-                configs
-                    .iter()
-                    .map(|c| PipelineUse::new(&m, "pipelined", c.clone())),
-            );
-        }
-        all
+        support::pipelines_with_ragged(
+            self.0,
+            module,
+            module_ragged,
+            "pipelined",
+            fitting(planner, &t),
+        )
     }
 
     fn launch<'a>(

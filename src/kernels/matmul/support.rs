@@ -305,6 +305,28 @@ pub(crate) fn pipelines(
     all
 }
 
+/// [`pipelines`], and `entry` at each of `configs` from `ragged` too: the module whose loads
+/// read a ragged K or N where it lies.
+pub(crate) fn pipelines_with_ragged(
+    elem: Precision,
+    module: fn(Types) -> crate::kernels::Module,
+    ragged: fn(Types) -> crate::kernels::Module,
+    entry: &str,
+    configs: Vec<Vec<(String, f64)>>,
+) -> Vec<crate::kernels::PipelineUse> {
+    use crate::kernels::PipelineUse;
+    let mut all = pipelines(elem, module, entry, configs.clone());
+    for types in types_of(elem) {
+        let m = ragged(*types);
+        all.extend(
+            configs
+                .iter()
+                .map(|c| PipelineUse::new(&m, entry, c.clone())),
+        );
+    }
+    all
+}
+
 /// What the fast variants' launches share, around their own main step: A and B padded to rows
 /// of 4 elements where K or N is ragged (unless the main step loads any row), the output (C itself, or f32 split-K partials that
 /// `sum_splits` adds into C), and the assembly of the [`super::Launch`].

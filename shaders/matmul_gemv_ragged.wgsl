@@ -1,0 +1,39 @@
+// The small-M matmul's global loads where K or N is not a multiple of 4 (joined after
+// matmul_gemv.wgsl): a row of A or B then starts anywhere, so each vec4 is gathered from four
+// scalar loads, zero outside the matrix (PMPP fig 4.20, element by element). Copying B into rows
+// of 4 first would read it, write it and read it again: three times the traffic of the product it
+// prepares, which reads B once (the same trade as the pipelined kernel's skinny products,
+// matmul_pipelined_ragged.wgsl; at most 16 rows of A here, so it always favours these loads).
+
+@group(0) @binding(0) var<storage, read> ga1: array<Elem>;
+@group(0) @binding(1) var<storage, read> gb1: array<Elem>;
+
+// Where row `r` of A starts, in elements.
+fn a_start(r: u32) -> u32 {
+    return r * gp.k;
+}
+
+// Columns k..k+3 of the row of A that starts at `row`, zero past K: a row read into the next
+// would multiply that row's values by B's zeros, and an infinity there would make this one NaN.
+fn load_a(row: u32, k: u32) -> vec4<f32> {
+    var v = vec4<f32>();
+    for (var j = 0u; j < 4u; j++) {
+        if (k + j < gp.k) {
+            v[j] = f32(ga1[row + k + j]);
+        }
+    }
+    return v;
+}
+
+// Row k of B at the 4 columns of `cq`, zero past K and past N.
+fn load_b(k: u32, cq: u32) -> vec4<f32> {
+    var v = vec4<f32>();
+    if (k < gp.k) {
+        for (var j = 0u; j < 4u; j++) {
+            if (4u * cq + j < gp.n) {
+                v[j] = f32(gb1[k * gp.n + 4u * cq + j]);
+            }
+        }
+    }
+    return v;
+}

@@ -6,7 +6,7 @@
 //! - `ragged`: 1×101×255 and 33×36×44, 17×33×5, 63×64×65 (no tile divides them; K and N
 //!   multiples of 4 take the vec4 paths, the others the scalar ones);
 //! - `bounds`: 60³ and 1×1×1, 37×1×29, 1×300×1 (rows and columns past the matrix);
-//! - `deep_k`: 1×4099×9, 8×5000×12, 64×3001×64 (split-K and the padding pass);
+//! - `deep_k`: 1×4099×9, 8×5000×12, 64×3001×64 (split-K, a ragged K split inside a row);
 //! - `every_tile`: every candidate the planner can pick under WebGPU's baseline and the
 //!   adapter's limits, at ragged shapes both skinny (the pipelined kernel loads A and B where
 //!   they lie) and not (it copies them into rows of 4 first);

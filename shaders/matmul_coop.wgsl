@@ -39,13 +39,16 @@
 // the subgroup's invocations copy it to C with bounds checks (any M and N; f16 or f32 out).
 // Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
 // [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`.
-// A and B have rows that are multiples of 4 halves (the host pads ragged ones with `pad`), so
-// every global load is 64 bits wide.
+// The global loads are joined after this file (`origins`, `fetch`, `load_a_edge`, `load_b_edge`):
+// `matmul_coop_wide.wgsl` where the rows of A and B are multiples of 4 halves (every load 64 bits
+// wide; the host copies a ragged K or N into such rows with `pad`), or `matmul_coop_ragged.wgsl`,
+// which reads a ragged K or N where it lies, four scalar loads per vec4 (skinny products, where
+// the copies would cost more than the product).
 
 struct CoopParams {
     m: u32,        // rows of A and C
-    k: u32,        // columns of A = rows of B (a multiple of 4)
-    n: u32,        // columns of B (a multiple of 4)
+    k: u32,        // columns of A = rows of B
+    n: u32,        // columns of B
     tiles_x: u32,  // output blocks per row: ceil(n / BN)
     tiles: u32,    // output blocks per split
     k_split: u32,  // K per split (a multiple of BK)
@@ -57,8 +60,6 @@ struct CoopParams {
     _p2: u32,
 }
 
-@group(0) @binding(0) var<storage, read> ca4: array<Elem4>;
-@group(0) @binding(1) var<storage, read> cb4: array<Elem4>;
 @group(0) @binding(2) var<storage, read_write> cc: array<Out>;
 @group(0) @binding(3) var<uniform> cp: CoopParams;
 
@@ -95,66 +96,14 @@ struct Slice {
     b: array<vec4<f16>, MAX_LOADS>,
 }
 
-// Where an invocation's loads of the slice at k = 0 are (in vec4s of A and of B): the same for
-// every slice but for the step in k, so computed once. Rows past M and columns past N are
-// clamped to the last: what they load only reaches rows and columns of C that are not stored.
+// Where an invocation's loads of the slice at k = 0 are (in vec4s of A and of B, or in elements
+// where K or N is ragged): the same for every slice but for the step in k, so computed once.
+// Rows past M and columns past N are clamped to the last: what they load only reaches rows and
+// columns of C that are not stored.
 // An invocation with no load of its own (more invocations than vec4s) repeats the last one.
 struct Origins {
     a: array<u32, MAX_LOADS>,
     b: array<u32, MAX_LOADS>,
-}
-
-fn origins(me: u32, row0: u32, col0: u32) -> Origins {
-    var o: Origins;
-    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        var e = me + i * INVOCATIONS;
-        if (BM * BK / 4u % INVOCATIONS != 0u) {
-            e = min(e, BM * BK / 4u - 1u);
-        }
-        o.a[i] = min(row0 + e / (BK / 4u), cp.m - 1u) * (cp.k / 4u) + e % (BK / 4u);
-    }
-    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        var e = me + i * INVOCATIONS;
-        if (BK * BN / 4u % INVOCATIONS != 0u) {
-            e = min(e, BK * BN / 4u - 1u);
-        }
-        o.b[i] = (e / (BN / 4u)) * (cp.n / 4u) + min(col0 / 4u + e % (BN / 4u), cp.n / 4u - 1u);
-    }
-    return o;
-}
-
-// The loads of the slice at k0, which lies wholly inside K: unmasked.
-fn fetch(o: Origins, k0: u32) -> Slice {
-    var s: Slice;
-    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        s.a[i] = vec4<f16>(ca4[o.a[i] + k0 / 4u]);
-    }
-    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
-        s.b[i] = vec4<f16>(cb4[o.b[i] + k0 * (cp.n / 4u)]);
-    }
-    return s;
-}
-
-// The loads of a slice at the end of K: zeros past k_end and outside the matrices (a slice
-// beyond the last adds nothing).
-fn load_a_edge(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> vec4<f16> {
-    let e = me + i * INVOCATIONS;
-    let r = row0 + e / (BK / 4u);
-    let kk = k0 + 4u * (e % (BK / 4u));
-    if (e < BM * BK / 4u && r < cp.m && kk < k_end) {
-        return vec4<f16>(ca4[(r * cp.k + kk) / 4u]);
-    }
-    return vec4<f16>();
-}
-
-fn load_b_edge(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> vec4<f16> {
-    let e = me + i * INVOCATIONS;
-    let kk = k0 + e / (BN / 4u);
-    let c = col0 + 4u * (e % (BN / 4u));
-    if (e < BK * BN / 4u && kk < k_end && c < cp.n) {
-        return vec4<f16>(cb4[(kk * cp.n + c) / 4u]);
-    }
-    return vec4<f16>();
 }
 
 fn fetch_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {

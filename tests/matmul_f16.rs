@@ -9,6 +9,7 @@ use common::{gpu, random_f32};
 use half::f16;
 use tilekit::gpu::CoopConfig;
 use tilekit::kernels::matmul::coop::{CoopTiling, DEEP_SLICES, FRAGMENT};
+use tilekit::kernels::matmul::pipelined::loads_in_place;
 use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
 use tilekit::kernels::matmul::{Selection, Variant};
 use tilekit::Error;
@@ -297,6 +298,54 @@ fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes()
     }
 }
 
+/// What lies past the end of a row of A is the next row: no f16 kernel that reads a ragged K in
+/// place may read it into this one. With an infinity at the start of row 1, rows 0 and 2 of C
+/// stay finite and right (the slice at the end of row 0 would otherwise multiply it by a zero of
+/// B: NaN), at a skinny shape (read in place) in every f16 variant the adapter has.
+#[test]
+fn a_ragged_row_of_a_never_reads_into_the_next_in_any_f16_kernel() {
+    let (m, k, n) = (3, 301, 5);
+    assert!(loads_in_place(Shape::new(m, k, n).unwrap()));
+    let (mut a16, _) = halves(m * k, 90);
+    a16[k] = f16::INFINITY;
+    let a: Vec<f32> = a16.iter().map(|x| x.to_f32()).collect();
+    let (b16, b) = halves(k * n, 91);
+    let (exact, mag) = reference(&a, &b, m, k, n);
+    let variants = f16_variants();
+    if variants.is_empty() {
+        // No SHADER_F16 (wgpu's GL back end): no f16 kernel runs, and asking for one is the
+        // typed error that names the feature.
+        let e = gpu()
+            .matmul_with(&a16, &b16, (m, k, n), &Selection::Auto)
+            .unwrap_err();
+        assert!(e.to_string().contains("SHADER_F16"), "{e}");
+        return;
+    }
+    for v in variants {
+        let (c, run) = gpu()
+            .matmul_with(&a16, &b16, (m, k, n), &Selection::Variant(v))
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert!(!run.tile.contains("padded"), "{v}: {}", run.tile);
+        for r in [0, 2] {
+            for col in 0..n {
+                let (g, e) = (c[r * n + col].to_f64(), exact[r * n + col]);
+                let bound =
+                    f32_bound(k, mag[r * n + col]) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
+                assert!(
+                    (g - e).abs() <= bound,
+                    "{v} ({}) row {r} column {col}: got {g}, expected {e}",
+                    run.tile
+                );
+            }
+        }
+        assert!(
+            c[n..2 * n].iter().all(|x| !x.is_finite()),
+            "{v}: {:?}",
+            &c[n..2 * n]
+        );
+    }
+}
+
 /// Every cooperative block, forced, against the f64 reference where the adapter has the matrix
 /// units (the H100: BENCHMARKS.md): M, K and N ragged, C with fewer columns than the block, K
 /// split into depths that are not a multiple of four slices: at 8300×1030×61 the 256×64 block,
@@ -346,11 +395,22 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
             (37, 53, 29),
             (130, 40, 200),
             (33, 20001, 515),
+            (300, 67, 262),
         ]
         .into_iter()
         .enumerate()
         {
             let run = check_f16_with(&selection, shape, 100 + 10 * i as u64 + j as u64);
+            // A skinny ragged product is read where it lies, a larger one copied first.
+            let (m, k, n) = shape;
+            let copied =
+                (k % 4 != 0 || n % 4 != 0) && !loads_in_place(Shape::new(m, k, n).unwrap());
+            assert_eq!(
+                run.tile.contains("padded"),
+                copied,
+                "{tile} {m}x{k}x{n}: {}",
+                run.tile
+            );
             if tile == "32x512x16" && shape.1 == 20001 {
                 // The grouped loop ran: each split at least DEEP_SLICES slices deep.
                 let depth = if run.splits == 1 { 20004 } else { run.k_split };

@@ -2,8 +2,11 @@
 //! (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX). The tiling of lesson 02 one level up: workgroup
 //! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead, unmasked
 //! except at the end of K), each subgroup holding a grid of 16×16 f32 accumulator fragments, one
-//! `coopMultiplyAdd` per fragment per 16-deep step. Shader: `shaders/matmul_coop.wgsl` after
-//! `shaders/matmul_support.wgsl`.
+//! `coopMultiplyAdd` per fragment per 16-deep step. A ragged K or N is copied into rows of 4
+//! halves first, or on a skinny product read where it lies (the pipelined kernel's rule,
+//! [`super::pipelined::loads_in_place`]). Shader: `shaders/matmul_coop.wgsl` after
+//! `shaders/matmul_support.wgsl`, then `shaders/matmul_coop_wide.wgsl` or
+//! `shaders/matmul_coop_ragged.wgsl`.
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
@@ -45,19 +48,39 @@ pub const FRAGMENT: CoopConfig = CoopConfig {
     cr: "f32",
 };
 
-pub(crate) fn module(types: Types) -> Module {
+/// The kernel with the loads of `name` (`loads`, its WGSL).
+fn module_with(types: Types, name: &str, loads: &str) -> Module {
     let prelude = types.prelude(true);
     Module {
         shader: Shader::join(
-            types.module_name("matmul_coop"),
+            types.module_name(name),
             &[
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_coop.wgsl"),
+                loads,
             ],
         ),
         needs: wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
     }
+}
+
+/// Rows of A and B that are multiples of 4 halves: 64-bit loads.
+pub(crate) fn module(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_coop",
+        include_str!("../../../shaders/matmul_coop_wide.wgsl"),
+    )
+}
+
+/// A ragged K or N read where it lies: four scalar loads per vec4.
+fn module_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_coop_ragged",
+        include_str!("../../../shaders/matmul_coop_ragged.wgsl"),
+    )
 }
 
 #[repr(C)]
@@ -303,7 +326,7 @@ impl Kernel for Coop {
     }
 
     fn about(&self) -> &'static str {
-        "f16 on the matrix units (cooperative matrices, 16x16x16 f16->f32): blocks staged in workgroup memory, a grid of fragments per subgroup (needs EXPERIMENTAL_COOPERATIVE_MATRIX)"
+        "f16 on the matrix units (cooperative matrices, 16x16x16 f16->f32): blocks staged in workgroup memory, a grid of fragments per subgroup; a ragged K or N copied into rows of 4, or read in place on skinny products (needs EXPERIMENTAL_COOPERATIVE_MATRIX)"
     }
 
     fn precision(&self) -> Precision {
@@ -321,7 +344,7 @@ impl Kernel for Coop {
     fn modules(&self) -> Vec<Module> {
         support::types_of(Precision::F16)
             .iter()
-            .map(|t| module(*t))
+            .flat_map(|t| [module(*t), module_ragged(*t)])
             .collect()
     }
 
@@ -342,7 +365,7 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines(Precision::F16, module, "coop", configs)
+        support::pipelines_with_ragged(Precision::F16, module, module_ragged, "coop", configs)
     }
 
     fn launch<'a>(
@@ -357,8 +380,21 @@ impl Kernel for Coop {
             let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
             let Shape { m, k, n } = shape;
             let (k4, n4) = (round4(k), round4(n));
-            // Ragged K or N: rows of 4 halves, zeros outside (fig 4.20), for 64-bit loads.
-            let mut frame = Frame::new(gpu, module, io, shape).await?;
+            // Ragged K or N: A and B copied into rows of 4 halves (zeros outside, fig 4.20) for
+            // 64-bit loads, or on a skinny product read where they lie: the pipelined kernel's
+            // rule, which holds here too (H100, BENCHMARKS.md 2026-11-25, µs copied against in
+            // place: 16×4099×4097 58.9 against 33.6, 64×4095×4095 65.0 against 39.9,
+            // 128×4095×4097 71.5 against 48.3, 8191×4095×61 101.7 against 89.0; past the rule
+            // 256×4095×4097 101.0 against 101.5, 777×1234×2345 48.9 against 66.8, 4095³ 613
+            // against 735).
+            let in_place = super::pipelined::loads_in_place(shape);
+            let mut frame = if in_place {
+                Frame::unpadded(module, module_ragged, io, shape)
+            } else {
+                Frame::new(gpu, module, io, shape).await?
+            };
+            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
+            let (k_row, n_row) = if in_place { (k, n) } else { (k4, n4) };
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a
@@ -369,8 +405,8 @@ impl Kernel for Coop {
             let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,
-                k: k4,
-                n: n4,
+                k: k_row,
+                n: n_row,
                 tiles_x,
                 tiles,
                 k_split,
@@ -380,7 +416,7 @@ impl Kernel for Coop {
                 _pad: [0; 3],
             });
             // The loop: the block's own, or in groups where the 32×512 block's splits are deep.
-            let depth = if splits > 1 { k_split } else { k4 };
+            let depth = if splits > 1 { k_split } else { k_row };
             let constants = with_group(&plan.constants(), group_at(&plan.constants(), depth));
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             let step = gpu

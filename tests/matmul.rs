@@ -126,7 +126,7 @@ fn plan_is_launch(v: Variant) {
 /// where they lie, so no padded copy is made (the tile would say so), and the product is right
 /// with K ragged, N ragged or both, in one split of K and in several (a split then ends inside a
 /// row of A). A ragged product that is not skinny is copied into rows of 4 first, and the tile
-/// says so. The small-M kernel (at most 16 rows of A) always reads a ragged product in place.
+/// says so. The small-M kernel follows the same rule, which every A of up to 16 rows meets.
 #[test]
 fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     use tilekit::kernels::matmul::pipelined::loads_in_place;
@@ -163,6 +163,8 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
         split |= run.splits > 1 && k % 4 != 0;
     }
     assert!(split, "gemv: no ragged K was split");
+    let run = check(260, 45, 263, &Selection::Variant(gemv), 75);
+    assert!(run.tile.contains("padded"), "gemv 260x45x263: {}", run.tile);
 }
 
 /// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's

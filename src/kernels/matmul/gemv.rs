@@ -3,7 +3,8 @@
 //! partial sums along K through workgroup memory, and splits K across workgroups so that even a
 //! matrix-vector product fills the GPU. A ragged K or N is read where it lies, each vec4 from four
 //! scalar loads: B is read once, so copying it into rows of 4 first would cost more than the
-//! product. Shader: `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`, then
+//! product (the pipelined kernel's rule, [`super::pipelined::loads_in_place`], which every
+//! shape with up to 16 rows meets). Shader: `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`, then
 //! `shaders/matmul_gemv_wide.wgsl` or `shaders/matmul_gemv_ragged.wgsl`.
 
 use super::support::{self, round4, Frame, Types};
@@ -255,14 +256,18 @@ impl Kernel for Gemv {
             let Shape { m, k, n } = shape;
             let n4 = round4(n);
             // A ragged K or N is read where it lies, four scalar loads per vec4 (zero outside:
-            // fig 4.20): with at most 16 rows of A, copying B into rows of 4 would cost more than
-            // the product (the pipelined kernel's rule for skinny products, always met here).
-            let loads = if k % 4 != 0 || n % 4 != 0 {
-                module_ragged
+            // fig 4.20): B is read once per block of rows, so copying it into rows of 4 would
+            // cost more than the product. The pipelined kernel's rule for skinny products, which
+            // every shape the library gives this kernel (up to 16 rows) meets; a larger one
+            // forced here is copied, as there.
+            let in_place = super::pipelined::loads_in_place(shape);
+            let mut frame = if in_place {
+                Frame::unpadded(module, module_ragged, io, shape)
             } else {
-                module
+                Frame::new(gpu, module, io, shape).await?
             };
-            let mut frame = Frame::unpadded(module, loads, io, shape);
+            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
+            let (k_row, n_row) = if in_place { (k, n) } else { (round4(k), n4) };
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of
@@ -270,8 +275,8 @@ impl Kernel for Gemv {
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
             let params = gpu.uniform(&Params {
                 m,
-                k,
-                n,
+                k: k_row,
+                n: n_row,
                 col_groups,
                 row_blocks,
                 k_split,

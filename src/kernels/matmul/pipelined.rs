@@ -83,7 +83,8 @@ pub const IN_PLACE_UP_TO: u64 = 128;
 /// 8191×4095×61 212 against 143, 2047×2049×63 39.4 against 28.4; but 1023×2049×515 (342) 85.0
 /// against 85.7, 777×1234×2345 (584) 157 against 176, 2049×1000×1031 141 against 169,
 /// 2048×2048×2047 417 against 446, 4095³ 3136 against 3303. The cooperative kernel follows the
-/// same rule (its figures in coop.rs), and the small-M kernel's shapes always meet it.
+/// same rule (its figures in coop.rs), and so does the small-M kernel, whose shapes up to 16
+/// rows always meet it.
 pub fn loads_in_place(shape: Shape) -> bool {
     let Shape { m, k, n } = shape;
     let (m, n) = (m as u64, n as u64);

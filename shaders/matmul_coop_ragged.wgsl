@@ -1,6 +1,6 @@
 // The cooperative matmul's global loads where K or N is not a multiple of 4 (joined after
 // matmul_coop.wgsl): a row of A or of B then starts anywhere, so each vec4 is gathered from four
-// scalar loads (the pipelined kernel's ragged loads, matmul_pipelined_ragged.wgsl). The host
+// scalar loads (the pipelined kernel's ragged loads, matmul_pipelined_a_ragged.wgsl). The host
 // takes these loads on skinny products (coop.rs): there copying A and B into rows of 4 first
 // costs more than the product, which the matrix units make short.
 // As in the wide loads, a slice wholly inside K is loaded unmasked: rows past M read row M-1 and

@@ -15,12 +15,12 @@
 //    bank conflicts, CUDA Handbook 8.1).
 // Split-K: the launch covers `splits` copies of the output blocks; copy s multiplies the slice
 // k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
-// The global loads of A and B come from one of two files joined after this one, the same kernel
-// either way: `matmul_pipelined_wide.wgsl`, where every row of A and B is a multiple of 4
-// elements and each load is 128 bits wide (64 for f16), and `matmul_pipelined_ragged.wgsl`, for
-// a K or an N that is not, where each vec4 is gathered from four scalar loads. The output's rows
-// are always a multiple of 4 (`ld`): a ragged N writes padded partials that `sum_splits` copies
-// into C.
+// The global loads of A and of B each come from one of two files joined after this one, the
+// same kernel either way: `matmul_pipelined_a_wide.wgsl` where K is a multiple of 4 (each load
+// 128 bits wide, 64 for f16), else `matmul_pipelined_a_ragged.wgsl` (each vec4 gathered from four
+// scalar loads); `matmul_pipelined_b_wide.wgsl` or `matmul_pipelined_b_ragged.wgsl` by N alike.
+// The output's rows are always a multiple of 4 (`ld`): a ragged N writes padded partials that
+// `sum_splits` copies into C.
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.

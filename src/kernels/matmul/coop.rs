@@ -365,7 +365,7 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines_with_ragged(Precision::F16, module, module_ragged, "coop", configs)
+        support::pipelines_with_ragged(Precision::F16, module, &[module_ragged], "coop", configs)
     }
 
     fn launch<'a>(

@@ -235,7 +235,7 @@ impl Kernel for Gemv {
                 support::pipelines_with_ragged(
                     self.0,
                     module,
-                    module_ragged,
+                    &[module_ragged],
                     "gemv",
                     fitting(planner, &t),
                 )

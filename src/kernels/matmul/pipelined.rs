@@ -3,9 +3,10 @@
 //! invocation), with split-K when the output blocks cannot fill the GPU. Where every row of A
 //! and B is a multiple of 4 elements its global loads are 128 bits wide. Where K or N is ragged,
 //! A and B are copied into rows of 4 first, or, on a skinny product that the copies would cost
-//! more than they save ([`loads_in_place`]), each vec4 is gathered from four scalar loads. Shader:
-//! `shaders/matmul_pipelined.wgsl` after `shaders/matmul_support.wgsl`, then the loads:
-//! `shaders/matmul_pipelined_wide.wgsl` or `shaders/matmul_pipelined_ragged.wgsl`.
+//! more than they save ([`loads_in_place`]), each vec4 of the ragged operand (A for K, B for N)
+//! is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
+//! `shaders/matmul_support.wgsl`, then the loads of A (`shaders/matmul_pipelined_a_wide.wgsl` or
+//! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`).
 //!
 //! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
@@ -22,8 +23,8 @@ use crate::plan::{
 };
 use crate::{Gpu, Result};
 
-/// The kernel with the loads of `name` (`loads`, its WGSL).
-fn module_with(types: Types, name: &str, loads: &str) -> Module {
+/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
+fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
     let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
@@ -32,29 +33,46 @@ fn module_with(types: Types, name: &str, loads: &str) -> Module {
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_pipelined.wgsl"),
-                loads,
+                a_loads,
+                b_loads,
             ],
         ),
         needs: types.needs(),
     }
 }
 
+const A_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_a_wide.wgsl");
+const A_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_a_ragged.wgsl");
+const B_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_b_wide.wgsl");
+const B_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_b_ragged.wgsl");
+
 /// Rows of A and B that are multiples of 4: 128-bit loads.
 fn module(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_pipelined",
-        include_str!("../../../shaders/matmul_pipelined_wide.wgsl"),
-    )
+    module_with(types, "matmul_pipelined", A_WIDE, B_WIDE)
 }
 
-/// A ragged K or N: four scalar loads per vec4.
+/// K and N ragged, read in place: four scalar loads per vec4 of each.
 fn module_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_pipelined_ragged",
-        include_str!("../../../shaders/matmul_pipelined_ragged.wgsl"),
-    )
+    module_with(types, "matmul_pipelined_ragged", A_RAGGED, B_RAGGED)
+}
+
+/// Only K ragged, read in place: A in scalars, B's loads still 128 bits wide.
+fn module_ragged_k(types: Types) -> Module {
+    module_with(types, "matmul_pipelined_ragged_k", A_RAGGED, B_WIDE)
+}
+
+/// Only N ragged, read in place: B in scalars, A's loads still 128 bits wide.
+fn module_ragged_n(types: Types) -> Module {
+    module_with(types, "matmul_pipelined_ragged_n", A_WIDE, B_RAGGED)
+}
+
+/// The module that reads `shape` in place: each operand wide where its rows allow.
+fn module_in_place(shape: Shape) -> fn(Types) -> Module {
+    match (shape.k.is_multiple_of(4), shape.n.is_multiple_of(4)) {
+        (true, false) => module_ragged_n,
+        (false, true) => module_ragged_k,
+        _ => module_ragged,
+    }
 }
 
 #[repr(C)]
@@ -73,8 +91,8 @@ struct Params {
 /// `M·N/(M+N)` up to which a ragged product loads A and B in place ([`loads_in_place`]).
 pub const IN_PLACE_UP_TO: u64 = 128;
 
-/// Whether a ragged K or N is loaded in place (four scalar loads per vec4, from
-/// `shaders/matmul_pipelined_ragged.wgsl`) rather than copied into rows of 4 first. Copying costs
+/// Whether a ragged K or N is loaded in place (four scalar loads per vec4 of the ragged operand,
+/// `shaders/matmul_pipelined_{a,b}_ragged.wgsl`) rather than copied into rows of 4 first. Copying costs
 /// a pass over A and B; the scalar loads cost every slice of the product (a row of A read four
 /// elements at a time by four instructions). Per element copied, A is used N times and B M
 /// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
@@ -243,7 +261,14 @@ impl Kernel for Pipelined {
     fn modules(&self) -> Vec<Module> {
         support::types_of(self.0)
             .iter()
-            .flat_map(|t| [module(*t), module_ragged(*t)])
+            .flat_map(|t| {
+                [
+                    module(*t),
+                    module_ragged(*t),
+                    module_ragged_k(*t),
+                    module_ragged_n(*t),
+                ]
+            })
             .collect()
     }
 
@@ -258,7 +283,7 @@ impl Kernel for Pipelined {
         support::pipelines_with_ragged(
             self.0,
             module,
-            module_ragged,
+            &[module_ragged, module_ragged_k, module_ragged_n],
             "pipelined",
             fitting(planner, &t),
         )
@@ -280,7 +305,7 @@ impl Kernel for Pipelined {
             // skinny product loaded where they lie.
             let in_place = loads_in_place(shape);
             let mut frame = if in_place {
-                Frame::unpadded(module, module_ragged, io, shape)
+                Frame::unpadded(module, module_in_place(shape), io, shape)
             } else {
                 Frame::new(gpu, module, io, shape).await?
             };

@@ -305,24 +305,25 @@ pub(crate) fn pipelines(
     all
 }
 
-/// [`pipelines`], and `entry` at each of `configs` from `ragged` too: the module whose loads
-/// read a ragged K or N where it lies.
+/// [`pipelines`], and `entry` at each of `configs` from each of `ragged` too: the modules whose
+/// loads read a ragged K or N where it lies.
 pub(crate) fn pipelines_with_ragged(
     elem: Precision,
     module: fn(Types) -> crate::kernels::Module,
-    ragged: fn(Types) -> crate::kernels::Module,
+    ragged: &[fn(Types) -> crate::kernels::Module],
     entry: &str,
     configs: Vec<Vec<(String, f64)>>,
 ) -> Vec<crate::kernels::PipelineUse> {
     use crate::kernels::PipelineUse;
     let mut all = pipelines(elem, module, entry, configs.clone());
     for types in types_of(elem) {
-        let m = ragged(*types);
-        all.extend(
-            configs
-                .iter()
-                .map(|c| PipelineUse::new(&m, entry, c.clone())),
-        );
+        for m in ragged.iter().map(|r| r(*types)) {
+            all.extend(
+                configs
+                    .iter()
+                    .map(|c| PipelineUse::new(&m, entry, c.clone())),
+            );
+        }
     }
     all
 }

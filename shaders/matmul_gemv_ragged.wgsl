@@ -3,7 +3,8 @@
 // scalar loads, zero outside the matrix (PMPP fig 4.20, element by element). Copying B into rows
 // of 4 first would read it, write it and read it again: three times the traffic of the product it
 // prepares, which reads B once (the same trade as the pipelined kernel's skinny products,
-// matmul_pipelined_a_ragged.wgsl, and the same rule on the host: every A of up to 16 rows meets it).
+// matmul_pipelined_a_ragged.wgsl, and the same rule on the host: every A of up to 16 rows meets
+// it).
 
 @group(0) @binding(0) var<storage, read> ga1: array<Elem>;
 @group(0) @binding(1) var<storage, read> gb1: array<Elem>;

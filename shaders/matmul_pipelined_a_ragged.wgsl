@@ -5,7 +5,7 @@
 // as a wide load's is. Each operand is read wide where its own rows allow: with only N ragged,
 // A's loads stay 128 bits wide, and with only K ragged, B's (H100, BENCHMARKS.md 2026-11-25:
 // 10–22% faster than both operands in scalars, at 64×4096×4095 73 µs against 91, the aligned
-// 64×4096×4096 69). The host takes these loads only on skinny products (pipelined.rs,
+// 64×4096×4096 69). The host takes these loads only on skinny products (support.rs,
 // `loads_in_place`): elsewhere copying A and B into rows of 4 first costs less than the four
 // instructions per vec4 cost every slice (5–19% slower in place at 777×1234×2345, 2049×1000×1031
 // and 4095³, 28–45% faster at 17×4099×4097, 33×4097×11007 and 8191×4095×61). Masks written with

@@ -129,7 +129,7 @@ fn plan_is_launch(v: Variant) {
 /// says so. The small-M kernel follows the same rule, which every A of up to 16 rows meets.
 #[test]
 fn a_skinny_ragged_product_is_loaded_where_it_lies() {
-    use tilekit::kernels::matmul::pipelined::loads_in_place;
+    use tilekit::kernels::matmul::loads_in_place;
     let v = variant("pipelined");
     let mut split = false;
     for (i, &(m, k, n)) in [
@@ -171,7 +171,7 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
 /// crossover lies between 61 and 342, BENCHMARKS.md 2026-11-25); never where neither is ragged.
 #[test]
 fn ragged_loads_in_place_only_where_the_copies_cost_more() {
-    use tilekit::kernels::matmul::pipelined::loads_in_place;
+    use tilekit::kernels::matmul::loads_in_place;
     let at = |m, k, n| loads_in_place(Shape::new(m, k, n).unwrap());
     assert!(at(17, 4099, 4097) && at(8191, 4095, 61) && at(65, 4099, 1001));
     assert!(at(130, 4095, 8192) && !at(131, 4095, 8192));

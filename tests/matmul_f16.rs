@@ -9,7 +9,7 @@ use common::{gpu, random_f32};
 use half::f16;
 use tilekit::gpu::CoopConfig;
 use tilekit::kernels::matmul::coop::{CoopTiling, DEEP_SLICES, FRAGMENT};
-use tilekit::kernels::matmul::pipelined::loads_in_place;
+use tilekit::kernels::matmul::loads_in_place;
 use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Precision, Shape};
 use tilekit::kernels::matmul::{Selection, Variant};
 use tilekit::Error;

@@ -47,7 +47,7 @@ pub const MAX_SPLITS: u64 = 512;
 /// write and read back, and a launch that nearly fills the GPU gains nothing from two waves of
 /// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
 /// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Each split at least
-/// `min_k` deep, the partial products within `max_binding` bytes, and at most [`MAX_SPLITS`].
+/// `min_k` deep, the partial products within `max_binding` bytes, and at most `MAX_SPLITS`.
 pub fn split_k_waves(groups: u64, split: SplitK, slots: u64, max_binding: u64) -> u32 {
     let slots = slots.max(1);
     let most = ((split.k / split.min_k.max(1)).max(1) as u64)

@@ -3,10 +3,9 @@
 //! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead, unmasked
 //! except at the end of K), each subgroup holding a grid of 16×16 f32 accumulator fragments, one
 //! `coopMultiplyAdd` per fragment per 16-deep step. A ragged K or N is copied into rows of 4
-//! halves first, or on a skinny product read where it lies (the pipelined kernel's rule,
-//! [`super::pipelined::loads_in_place`]). Shader: `shaders/matmul_coop.wgsl` after
-//! `shaders/matmul_support.wgsl`, then `shaders/matmul_coop_wide.wgsl` or
-//! `shaders/matmul_coop_ragged.wgsl`.
+//! halves first, or on a skinny product read where it lies ([`super::loads_in_place`]). Shader:
+//! `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`, then
+//! `shaders/matmul_coop_wide.wgsl` or `shaders/matmul_coop_ragged.wgsl`.
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
@@ -365,7 +364,7 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines_with_ragged(Precision::F16, module, &[module_ragged], "coop", configs)
+        support::pipelines(Precision::F16, module, &[module_ragged], "coop", configs)
     }
 
     fn launch<'a>(
@@ -378,23 +377,13 @@ impl Kernel for Coop {
         Box::pin(async move {
             let plan = plan.expect("the cooperative kernel has a plan");
             let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
-            let Shape { m, k, n } = shape;
-            let (k4, n4) = (round4(k), round4(n));
+            let Shape { m, n, .. } = shape;
+            let n4 = round4(n);
             // Ragged K or N: A and B copied into rows of 4 halves (zeros outside, fig 4.20) for
-            // 64-bit loads, or on a skinny product read where they lie: the pipelined kernel's
-            // rule, which holds here too (H100, BENCHMARKS.md 2026-11-25, µs copied against in
-            // place: 16×4099×4097 58.9 against 33.6, 64×4095×4095 65.0 against 39.9,
-            // 128×4095×4097 71.5 against 48.3, 8191×4095×61 101.7 against 89.0; past the rule
-            // 256×4095×4097 101.0 against 101.5, 777×1234×2345 48.9 against 66.8, 4095³ 613
-            // against 735).
-            let in_place = super::pipelined::loads_in_place(shape);
-            let mut frame = if in_place {
-                Frame::unpadded(module, module_ragged, io, shape)
-            } else {
-                Frame::new(gpu, module, io, shape).await?
-            };
-            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
-            let (k_row, n_row) = if in_place { (k, n) } else { (k4, n4) };
+            // 64-bit loads, or on a skinny product read where they lie (`loads_in_place`, whose
+            // figures include this kernel's).
+            let mut frame = Frame::new(gpu, module, |_| module_ragged, io, shape).await?;
+            let (k_row, n_row) = frame.rows();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a

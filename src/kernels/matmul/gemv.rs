@@ -3,9 +3,10 @@
 //! partial sums along K through workgroup memory, and splits K across workgroups so that even a
 //! matrix-vector product fills the GPU. A ragged K or N is read where it lies, each vec4 from four
 //! scalar loads: B is read once, so copying it into rows of 4 first would cost more than the
-//! product (the pipelined kernel's rule, [`super::pipelined::loads_in_place`], which every
-//! shape with up to 16 rows meets). Shader: `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`, then
-//! `shaders/matmul_gemv_wide.wgsl` or `shaders/matmul_gemv_ragged.wgsl`.
+//! product (the rule of every fast kernel, [`super::loads_in_place`], which every shape with
+//! up to 16 rows meets). Shader: `shaders/matmul_gemv.wgsl` after
+//! `shaders/matmul_support.wgsl`, then `shaders/matmul_gemv_wide.wgsl` or
+//! `shaders/matmul_gemv_ragged.wgsl`.
 
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
@@ -232,7 +233,7 @@ impl Kernel for Gemv {
                     },
                     precision: self.0,
                 };
-                support::pipelines_with_ragged(
+                support::pipelines(
                     self.0,
                     module,
                     &[module_ragged],
@@ -253,21 +254,14 @@ impl Kernel for Gemv {
         Box::pin(async move {
             let plan = plan.expect("the gemv kernel has a plan");
             let wx = plan.constant("WX");
-            let Shape { m, k, n } = shape;
+            let Shape { m, n, .. } = shape;
             let n4 = round4(n);
             // A ragged K or N is read where it lies, four scalar loads per vec4 (zero outside:
             // fig 4.20): B is read once per block of rows, so copying it into rows of 4 would
-            // cost more than the product. The pipelined kernel's rule for skinny products, which
-            // every shape the library gives this kernel (up to 16 rows) meets; a larger one
-            // forced here is copied, as there.
-            let in_place = super::pipelined::loads_in_place(shape);
-            let mut frame = if in_place {
-                Frame::unpadded(module, module_ragged, io, shape)
-            } else {
-                Frame::new(gpu, module, io, shape).await?
-            };
-            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
-            let (k_row, n_row) = if in_place { (k, n) } else { (round4(k), n4) };
+            // cost more than the product. Every shape the library gives this kernel (up to 16
+            // rows) meets the rule (`loads_in_place`); a larger one forced here is copied.
+            let mut frame = Frame::new(gpu, module, |_| module_ragged, io, shape).await?;
+            let (k_row, n_row) = frame.rows();
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of

@@ -3,8 +3,8 @@
 //! invocation), with split-K when the output blocks cannot fill the GPU. Where every row of A
 //! and B is a multiple of 4 elements its global loads are 128 bits wide. Where K or N is ragged,
 //! A and B are copied into rows of 4 first, or, on a skinny product that the copies would cost
-//! more than they save ([`loads_in_place`]), each vec4 of the ragged operand (A for K, B for N)
-//! is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
+//! more than they save ([`super::loads_in_place`]), each vec4 of the ragged operand (A for K,
+//! B for N) is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
 //! `shaders/matmul_support.wgsl`, then the loads of A (`shaders/matmul_pipelined_a_wide.wgsl` or
 //! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`).
 //!
@@ -86,27 +86,6 @@ struct Params {
     k_split: u32,
     splits: u32,
     ld: u32,
-}
-
-/// `M·N/(M+N)` up to which a ragged product loads A and B in place ([`loads_in_place`]).
-pub const IN_PLACE_UP_TO: u64 = 128;
-
-/// Whether a ragged K or N is loaded in place (four scalar loads per vec4 of the ragged operand,
-/// `shaders/matmul_pipelined_{a,b}_ragged.wgsl`) rather than copied into rows of 4 first. Copying costs
-/// a pass over A and B; the scalar loads cost every slice of the product (a row of A read four
-/// elements at a time by four instructions). Per element copied, A is used N times and B M
-/// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
-/// 2026-11-25), µs, copied against in place: 17×4099×4097 91 against 50, 33×4097×11007 272
-/// against 187, 64×4095×4095 114 against 81, 65×4099×1001 45.5 against 36.7 (61),
-/// 8191×4095×61 212 against 143, 2047×2049×63 39.4 against 28.4; but 1023×2049×515 (342) 85.0
-/// against 85.7, 777×1234×2345 (584) 157 against 176, 2049×1000×1031 141 against 169,
-/// 2048×2048×2047 417 against 446, 4095³ 3136 against 3303. The cooperative kernel follows the
-/// same rule (its figures in coop.rs), and so does the small-M kernel, whose shapes up to 16
-/// rows always meet it.
-pub fn loads_in_place(shape: Shape) -> bool {
-    let Shape { m, k, n } = shape;
-    let (m, n) = (m as u64, n as u64);
-    (k % 4 != 0 || n % 4 != 0) && m * n <= IN_PLACE_UP_TO * (m + n)
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -280,7 +259,7 @@ impl Kernel for Pipelined {
                 n: 1024,
             },
         };
-        support::pipelines_with_ragged(
+        support::pipelines(
             self.0,
             module,
             &[module_ragged, module_ragged_k, module_ragged_n],
@@ -299,18 +278,12 @@ impl Kernel for Pipelined {
         Box::pin(async move {
             let plan = plan.expect("the pipelined kernel has a plan");
             let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
-            let Shape { m, k, n } = shape;
+            let Shape { m, n, .. } = shape;
             let n4 = round4(n);
             // A ragged K or N: A and B copied into rows of 4 (zeros outside, fig 4.20), or on a
-            // skinny product loaded where they lie.
-            let in_place = loads_in_place(shape);
-            let mut frame = if in_place {
-                Frame::unpadded(module, module_in_place(shape), io, shape)
-            } else {
-                Frame::new(gpu, module, io, shape).await?
-            };
-            // The rows of A and B as the kernel reads them: as given, or copied into rows of 4.
-            let (k_row, n_row) = if in_place { (k, n) } else { (round4(k), n4) };
+            // skinny product loaded where they lie, each operand wide where its rows allow.
+            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
+            let (k_row, n_row) = frame.rows();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split an

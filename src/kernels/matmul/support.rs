@@ -252,6 +252,29 @@ impl Output {
     }
 }
 
+/// `M·N/(M+N)` up to which a ragged product is read in place ([`loads_in_place`]).
+pub const IN_PLACE_UP_TO: u64 = 128;
+
+/// Whether a ragged K or N is read where it lies (four scalar loads per vec4 of the ragged
+/// operand: the `*_ragged.wgsl` loads of the pipelined, small-M and cooperative kernels) rather
+/// than copied into rows of 4 first (the `pad` pass). Copying costs a pass over A and B; the
+/// scalar loads cost every slice of the product. Per element copied, A is used N times and B M
+/// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
+/// 2026-11-25), µs, copied against in place, the pipelined kernel: 17×4099×4097 91 against 50,
+/// 33×4097×11007 272 against 187, 64×4095×4095 114 against 81, 65×4099×1001 45.5 against 36.7
+/// (61), 8191×4095×61 212 against 143, 2047×2049×63 39.4 against 28.4; but 1023×2049×515 (342)
+/// 85.0 against 85.7, 777×1234×2345 (584) 157 against 176, 2049×1000×1031 141 against 169,
+/// 2048×2048×2047 417 against 446, 4095³ 3136 against 3303. The cooperative kernel, f16:
+/// 16×4099×4097 58.9 against 33.6, 64×4095×4095 65.0 against 39.9, 128×4095×4097 (124) 71.5
+/// against 48.3, 8191×4095×61 101.7 against 89.0; but 256×4095×4097 (241) 101.0 against 101.5,
+/// 777×1234×2345 48.9 against 66.8, 4095³ 613 against 735. Every shape of up to 16 rows (the
+/// small-M kernel's) meets the rule.
+pub fn loads_in_place(shape: Shape) -> bool {
+    let Shape { m, k, n } = shape;
+    let (m, n) = (m as u64, n as u64);
+    (k % 4 != 0 || n % 4 != 0) && m * n <= IN_PLACE_UP_TO * (m + n)
+}
+
 /// Ragged K or N: the steps that copy A and B into rows of 4 elements (zeros outside, fig 4.20)
 /// and the copies, for a variant whose loads are 4 elements wide. A is padded to `k4` columns,
 /// B to `k4` rows and `n4` columns.
@@ -283,31 +306,10 @@ pub(crate) async fn pad_operands(
 }
 
 /// Every pipeline a fast variant with `elem` operands can launch: its `entry` at each of
-/// `configs` (the planner's fitting candidates) and the support passes, for each output type.
+/// `configs` (the planner's fitting candidates) from `module` and from each of `ragged` (the
+/// modules that read a ragged K or N where it lies), and the support passes, for each output
+/// type.
 pub(crate) fn pipelines(
-    elem: Precision,
-    module: fn(Types) -> crate::kernels::Module,
-    entry: &str,
-    configs: Vec<Vec<(String, f64)>>,
-) -> Vec<crate::kernels::PipelineUse> {
-    use crate::kernels::PipelineUse;
-    let mut all = Vec::new();
-    for types in types_of(elem) {
-        let m = module(*types);
-        all.extend(
-            configs
-                .iter()
-                .map(|c| PipelineUse::new(&m, entry, c.clone())),
-        );
-        all.push(PipelineUse::new(&m, "pad", vec![]));
-        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
-    }
-    all
-}
-
-/// [`pipelines`], and `entry` at each of `configs` from each of `ragged` too: the modules whose
-/// loads read a ragged K or N where it lies.
-pub(crate) fn pipelines_with_ragged(
     elem: Precision,
     module: fn(Types) -> crate::kernels::Module,
     ragged: &[fn(Types) -> crate::kernels::Module],
@@ -315,22 +317,27 @@ pub(crate) fn pipelines_with_ragged(
     configs: Vec<Vec<(String, f64)>>,
 ) -> Vec<crate::kernels::PipelineUse> {
     use crate::kernels::PipelineUse;
-    let mut all = pipelines(elem, module, entry, configs.clone());
+    let mut all = Vec::new();
     for types in types_of(elem) {
-        for m in ragged.iter().map(|r| r(*types)) {
+        let m = module(*types);
+        let others: Vec<_> = ragged.iter().map(|r| r(*types)).collect();
+        for main in std::iter::once(&m).chain(&others) {
             all.extend(
                 configs
                     .iter()
-                    .map(|c| PipelineUse::new(&m, entry, c.clone())),
+                    .map(|c| PipelineUse::new(main, entry, c.clone())),
             );
         }
+        all.push(PipelineUse::new(&m, "pad", vec![]));
+        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
     }
     all
 }
 
-/// What the fast variants' launches share, around their own main step: A and B padded to rows
-/// of 4 elements where K or N is ragged (unless the main step loads any row), the output (C itself, or f32 split-K partials that
-/// `sum_splits` adds into C), and the assembly of the [`super::Launch`].
+/// What the fast variants' launches share, around their own main step: a ragged K or N read in
+/// place ([`loads_in_place`]) or A and B copied into rows of 4 elements first, the output (C
+/// itself, or f32 split-K partials that `sum_splits` adds into C), and the assembly of the
+/// [`super::Launch`].
 pub(crate) struct Frame<'a> {
     io: super::Operands<'a>,
     shape: Shape,
@@ -345,21 +352,30 @@ pub(crate) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    /// Pad the operands of `shape` (a step each, where needed).
+    /// The operands of `shape` as the main step reads them: where [`loads_in_place`] says so, as
+    /// they are, the main step from `in_place(shape)`'s module (loads that take rows of any
+    /// length); else from `module`, with A and B copied into rows of 4 where K or N is ragged (a
+    /// step each). The padding and the final sum always come from `module`.
     pub(crate) async fn new(
         gpu: &Gpu,
         module: fn(Types) -> crate::kernels::Module,
+        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
         io: super::Operands<'a>,
         shape: Shape,
     ) -> Result<Frame<'a>> {
         let shader = module(io.types).shader;
         let mut steps = Vec::new();
-        let padded =
-            pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps).await?;
+        let (main, padded) = if loads_in_place(shape) {
+            (in_place(shape), (None, None))
+        } else {
+            let padded =
+                pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps).await?;
+            (module, padded)
+        };
         Ok(Frame {
             io,
             shape,
-            main: module,
+            main,
             shader,
             steps,
             padded,
@@ -368,23 +384,14 @@ impl<'a> Frame<'a> {
         })
     }
 
-    /// The operands as they are, for a main step from `main`'s module whose loads take rows of
-    /// any length; the final sum still comes from `module`.
-    pub(crate) fn unpadded(
-        module: fn(Types) -> crate::kernels::Module,
-        main: fn(Types) -> crate::kernels::Module,
-        io: super::Operands<'a>,
-        shape: Shape,
-    ) -> Frame<'a> {
-        Frame {
-            io,
-            shape,
-            main,
-            shader: module(io.types).shader,
-            steps: Vec::new(),
-            padded: (None, None),
-            out: None,
-            splits: 1,
+    /// K and N as the main step reads A's and B's rows: as given, or rounded up to 4 where they
+    /// were copied.
+    pub(crate) fn rows(&self) -> (u32, u32) {
+        let Shape { k, n, .. } = self.shape;
+        if loads_in_place(self.shape) {
+            (k, n)
+        } else {
+            (round4(k), round4(n))
         }
     }
 

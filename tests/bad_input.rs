@@ -32,11 +32,12 @@ fn tilekit(args: &[&str]) -> Output {
     tilekit_env(args, &[])
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tilekit-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder of its own, removed when the test ends (pass or fail).
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tilekit-bad-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn s(p: &Path) -> &str {
@@ -99,7 +100,8 @@ fn file_type(p: &Path) -> std::fs::FileType {
 #[test]
 fn output_into_a_device_writes_through_and_keeps_the_node() {
     use std::os::unix::fs::FileTypeExt;
-    let d = dir("device");
+    let scratch = dir("device");
+    let d = scratch.path();
     // A device node of our own where we may make one (root): a test must not risk the machine's
     // /dev/null. Without the right to make one, /dev/null cannot be replaced either.
     let own = d.join("null");
@@ -124,7 +126,8 @@ fn output_into_a_device_writes_through_and_keeps_the_node() {
 #[test]
 fn output_into_a_fifo_is_written_into_it() {
     use std::os::unix::fs::FileTypeExt;
-    let d = dir("fifo");
+    let scratch = dir("fifo");
+    let d = scratch.path();
     let fifo = d.join("pipe.npy");
     assert!(Command::new("mkfifo")
         .arg(s(&fifo))
@@ -144,7 +147,8 @@ fn output_into_a_fifo_is_written_into_it() {
 #[cfg(unix)]
 #[test]
 fn output_through_a_symlink_updates_its_target_and_keeps_the_link() {
-    let d = dir("link");
+    let scratch = dir("link");
+    let d = scratch.path();
     std::fs::write(d.join("target.npy"), b"old").unwrap();
     std::os::unix::fs::symlink("target.npy", d.join("link.npy")).unwrap();
     let out = tilekit(&["run", "reverse", "10", "-o", s(&d.join("link.npy"))]);
@@ -161,7 +165,8 @@ fn output_through_a_symlink_updates_its_target_and_keeps_the_link() {
 
 #[test]
 fn a_failed_run_leaves_the_old_output_as_it_was() {
-    let d = dir("failed");
+    let scratch = dir("failed");
+    let d = scratch.path();
     let out_path = d.join("out.npy");
     std::fs::write(&out_path, b"the user's file").unwrap();
     // Input errors after -o was accepted: an unreadable input, an empty min.
@@ -190,12 +195,13 @@ fn a_failed_run_leaves_the_old_output_as_it_was() {
         );
     }
     // No temporary file is left beside it.
-    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 3);
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 3);
 }
 
 #[test]
 fn output_places_that_cannot_be_written_fail_before_the_work() {
-    let d = dir("late");
+    let scratch = dir("late");
+    let d = scratch.path();
     let missing = d.join("no/such/dir");
     // Each would otherwise run for minutes on lavapipe before failing.
     let x = |f: &str| s(&missing.join(f)).to_string();
@@ -218,7 +224,7 @@ fn output_places_that_cannot_be_written_fail_before_the_work() {
         10.0,
     );
     refused_within(
-        &["run", "reverse", "10", "-o", s(&d)],
+        &["run", "reverse", "10", "-o", s(d)],
         &[],
         "is a directory",
         10.0,
@@ -261,7 +267,8 @@ fn huge_sizes_are_refused_before_any_data_is_made() {
 
 #[test]
 fn a_header_built_to_make_a_parser_backtrack_is_refused_at_once() {
-    let d = dir("npy");
+    let scratch = dir("npy");
+    let d = scratch.path();
     let dict = format!(
         "{{'descr': '<f4', 'fortran_order': {} False, 'shape': (3,), }}",
         "[".repeat(32)
@@ -323,7 +330,8 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
 
 #[test]
 fn a_barrier_in_non_uniform_control_flow_is_refused_by_exercise_check() {
-    let d = dir("exercise");
+    let scratch = dir("exercise");
+    let d = scratch.path();
     let out = tilekit(&[
         "exercise",
         "start",
@@ -398,7 +406,8 @@ fn bad_environment_and_arguments_are_named() {
 
 #[test]
 fn float64_beyond_float32_is_refused_not_computed_as_infinity() {
-    let d = dir("f64");
+    let scratch = dir("f64");
+    let d = scratch.path();
     // A 2×2 float64 matrix holding 1e300.
     let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }";
     let total = (10 + dict.len() + 1).div_ceil(64) * 64;

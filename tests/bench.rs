@@ -7,8 +7,12 @@ use std::process::Command;
 
 #[test]
 fn quick_bench_verifies_every_kernel() {
-    let dir = std::env::temp_dir().join(format!("tilekit-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // A scratch folder of its own, removed when the test ends (pass or fail).
+    let scratch = tempfile::Builder::new()
+        .prefix("tilekit-bench-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let (json, svg) = (dir.join("bench.json"), dir.join("roofline.svg"));
     let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
         .args(["bench", "--quick", "--repeats", "2", "--json"])

@@ -5,7 +5,7 @@
 mod common;
 use common::npy;
 use common::random_f32;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use tilekit::kernels::matmul;
 
@@ -17,10 +17,12 @@ fn tilekit(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tilekit-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder of its own, removed when the test ends (pass or fail).
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tilekit-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn s(p: &Path) -> &str {
@@ -57,7 +59,8 @@ fn refused(args: &[&str], needle: &str) {
 
 #[test]
 fn matmul_npy_round_trip() {
-    let d = dir("matmul");
+    let scratch = dir("matmul");
+    let d = scratch.path();
     let (m, k, n) = (17, 33, 5);
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
@@ -66,7 +69,7 @@ fn matmul_npy_round_trip() {
     let b64: Vec<f64> = b.iter().map(|&v| v as f64).collect();
     npy::save(&d.join("b.npy"), &b64, &[k as u64, n as u64]);
     let c_path = d.join("c.npy");
-    let out = matmul_in(&d, &["--json"]);
+    let out = matmul_in(d, &["--json"]);
     let j = common::json_of(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("float64 is computed in float32"));
     assert_eq!(j["verified"], true);
@@ -86,7 +89,8 @@ fn matmul_npy_round_trip() {
 #[test]
 fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
     use half::f16;
-    let d = dir("matmul-f16-overflow");
+    let scratch = dir("matmul-f16-overflow");
+    let d = scratch.path();
     let half_file =
         |name: &str, values: &[f32], shape: &[u64]| half_npy(&d.join(name), values, shape);
     half_file(
@@ -98,7 +102,7 @@ fn a_float16_product_past_its_range_is_an_infinity_as_in_numpy() {
     let b = [100.0, -100.0, 0.5, 100.0, -100.0, 0.25, 100.0, -100.0, 1.0, 100.0, -100.0, 2.0];
     half_file("b.npy", &b, &[4, 3]);
     let c_path = d.join("c.npy");
-    let out = matmul_in(&d, &[]);
+    let out = matmul_in(d, &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -127,7 +131,8 @@ fn half_npy(path: &Path, values: &[f32], shape: &[u64]) {
 /// sign, not refused as a wrong result; one inside the range is the sum.
 #[test]
 fn a_float16_sum_past_its_range_is_an_infinity_as_in_numpy() {
-    let d = dir("reduce-f16-overflow");
+    let scratch = dir("reduce-f16-overflow");
+    let d = scratch.path();
     for (name, values, want) in [
         ("up.npy", vec![60000.0f32, 6000.0, 3.0], f32::INFINITY),
         (
@@ -154,7 +159,8 @@ fn a_float16_sum_past_its_range_is_an_infinity_as_in_numpy() {
 
 #[test]
 fn reduce_transpose_reverse_histogram_from_npy() {
-    let d = dir("others");
+    let scratch = dir("others");
+    let d = scratch.path();
     let x: Vec<i32> = (0..1001).map(|i| (i * 7919 % 2001) - 1000).collect();
     npy::save(&d.join("x.npy"), &x, &[x.len() as u64]);
     let out = tilekit(&[
@@ -224,7 +230,8 @@ fn reduce_transpose_reverse_histogram_from_npy() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_code_2() {
-    let d = dir("bad");
+    let scratch = dir("bad");
+    let d = scratch.path();
     refused(
         &[
             "run",

@@ -112,16 +112,18 @@ fn without_namespaces(html: &str) -> String {
         .replace("xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tilekit-html-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch folder of its own, removed when the test ends (pass or fail).
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tilekit-html-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn the_tour_report_renders_in_chromium_with_every_lesson_and_its_chart() {
-    let dir = temp("tour");
+    let scratch = temp("tour");
+    let dir = scratch.path();
     let page = dir.join("tour.html");
     tilekit(&["tour", "--quick", "--html", page.to_str().unwrap()]);
     let html = without_namespaces(&std::fs::read_to_string(&page).unwrap());
@@ -129,7 +131,7 @@ fn the_tour_report_renders_in_chromium_with_every_lesson_and_its_chart() {
     for outside in ["http://", "https://", "<script", "<link", "@import", "url("] {
         assert!(!html.contains(outside), "the page refers to {outside}");
     }
-    let (dom, log, shot) = browse(&page, &dir);
+    let (dom, log, shot) = browse(&page, dir);
     assert!(
         console_errors(&log).is_empty(),
         "{:?}",
@@ -158,7 +160,8 @@ fn the_tour_report_renders_in_chromium_with_every_lesson_and_its_chart() {
 
 #[test]
 fn the_bench_report_renders_in_chromium_with_its_table_and_roofline() {
-    let dir = temp("bench");
+    let scratch = temp("bench");
+    let dir = scratch.path();
     let page = dir.join("bench.html");
     tilekit(&[
         "bench",
@@ -170,7 +173,7 @@ fn the_bench_report_renders_in_chromium_with_its_table_and_roofline() {
     ]);
     let html = without_namespaces(&std::fs::read_to_string(&page).unwrap());
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
-    let (dom, log, shot) = browse(&page, &dir);
+    let (dom, log, shot) = browse(&page, dir);
     assert!(
         console_errors(&log).is_empty(),
         "{:?}",

@@ -50,7 +50,12 @@ fn cut(v: &mut Value) {
 
 /// Run one documented command; `FILE` in it is a temporary path whose contents are the JSON.
 fn run(args: &str) -> Value {
-    let file = std::env::temp_dir().join(format!("tilekit-json-doc-{}.json", std::process::id()));
+    // A scratch folder of its own, removed on return.
+    let scratch = tempfile::Builder::new()
+        .prefix("tilekit-json-doc-")
+        .tempdir()
+        .unwrap();
+    let file = scratch.path().join("out.json");
     let argv: Vec<String> = args
         .split_whitespace()
         .skip(1) // "tilekit"
@@ -63,16 +68,14 @@ fn run(args: &str) -> Value {
         })
         .collect();
     // A cache directory of its own: `tune` writes there, and no user's cache changes a choice.
-    let cache = std::env::temp_dir().join(format!("tilekit-json-doc-cache-{}", std::process::id()));
+    let cache = scratch.path().join("cache");
     let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
         .args(&argv)
         .env("TILEKIT_CACHE_DIR", &cache)
         .output()
         .unwrap();
     let text = if args.contains("FILE") {
-        let t = std::fs::read_to_string(&file).unwrap();
-        let _ = std::fs::remove_file(&file);
-        t
+        std::fs::read_to_string(&file).unwrap()
     } else {
         String::from_utf8(out.stdout).unwrap()
     };

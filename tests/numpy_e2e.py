@@ -4,8 +4,10 @@ through .npy files, compared with NumPy's own answer: bit for bit where the kern
 dtype, shape and byte order checked on the file tilekit wrote. Run by tests/numpy.rs:
     python3 tests/numpy_e2e.py TILEKIT_BINARY
 Prints one line per case and exits 1 if any failed."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +16,7 @@ import numpy as np
 
 exe = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="tilekit-numpy-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 rng = np.random.default_rng(12345)
 failures = []
 cases = 0

@@ -28,8 +28,9 @@ fn chosen(out: &std::process::Output) -> (String, String, String) {
 
 #[test]
 fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
-    let cache = std::env::temp_dir().join(format!("tilekit-tune-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&cache);
+    let scratch = tempfile_dir("tune");
+    // Not created yet: the first run finds no cache.
+    let cache = scratch.path().join("cache");
     // No cache yet: the planner chooses.
     let (by, _, _) = chosen(&tilekit(
         &cache,
@@ -119,7 +120,6 @@ fn tune_writes_the_cache_that_choose_matmul_reads_and_a_bad_cache_is_ignored() {
         );
         assert_eq!(chosen(&out).0, "planner");
     }
-    let _ = std::fs::remove_dir_all(&cache);
 }
 
 /// The measured defaults tilekit ships (for adapters of a device profile without a tuning cache
@@ -170,8 +170,9 @@ fn every_shipped_measured_default_plans_on_its_device_class() {
 fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     use tilekit::kernels::matmul::{tune, Precision, Selection, Shape};
     use tilekit::plan::ChosenBy;
-    let empty = tempfile_dir("measured-defaults");
-    std::env::set_var("TILEKIT_CACHE_DIR", &empty);
+    let scratch = tempfile_dir("measured-defaults");
+    let empty = scratch.path();
+    std::env::set_var("TILEKIT_CACHE_DIR", empty);
     let g = tilekit::Gpu::with_options(tilekit::GpuOptions {
         profile: Some("hopper".into()),
         ..Default::default()
@@ -314,8 +315,10 @@ fn rates_come_from_the_shapes_that_fill_the_gpu() {
     assert!(rates(&g, &[at_1024, failed]).is_empty());
 }
 
-fn tempfile_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("tilekit-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder of its own, removed when the test ends (pass or fail).
+fn tempfile_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tilekit-{name}-"))
+        .tempdir()
+        .unwrap()
 }

@@ -205,22 +205,18 @@ mod tests {
     use super::Output;
     use std::fs;
 
-    fn dir() -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "tilekit-output-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        ));
-        fs::create_dir_all(&d).unwrap();
-        d
+    /// A scratch folder of its own, removed when the test ends (pass or fail).
+    fn dir() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("tilekit-output-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn a_regular_file_is_replaced_whole_and_keeps_its_mode() {
-        let d = dir();
+        let scratch = dir();
+        let d = scratch.path();
         let p = d.join("x.bin");
         fs::write(&p, b"old").unwrap();
         #[cfg(unix)]
@@ -239,22 +235,24 @@ mod tests {
             );
         }
         // No temporary file is left behind.
-        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        assert_eq!(fs::read_dir(d).unwrap().count(), 1);
     }
 
     #[test]
     fn missing_directories_and_directories_are_refused_before_any_work() {
-        let d = dir();
+        let scratch = dir();
+        let d = scratch.path();
         let e = Output::prepare(&d.join("no/such/dir/x.npy")).unwrap_err();
         assert!(e.to_string().contains("directory does not exist"), "{e}");
-        let e = Output::prepare(&d).unwrap_err();
+        let e = Output::prepare(d).unwrap_err();
         assert!(e.to_string().contains("is a directory"), "{e}");
     }
 
     #[cfg(unix)]
     #[test]
     fn a_symlink_stays_a_link_and_its_target_gets_the_bytes() {
-        let d = dir();
+        let scratch = dir();
+        let d = scratch.path();
         let target = d.join("real.npy");
         fs::write(&target, b"old").unwrap();
         let link = d.join("link.npy");

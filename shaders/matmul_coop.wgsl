@@ -39,11 +39,12 @@
 // the subgroup's invocations copy it to C with bounds checks (any M and N; f16 or f32 out).
 // Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
 // [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`.
-// The global loads are joined after this file (`origins`, `fetch`, `load_a_edge`, `load_b_edge`):
-// `matmul_coop_wide.wgsl` where the rows of A and B are multiples of 4 halves (every load 64 bits
-// wide; the host copies a ragged K or N into such rows with `pad`), or `matmul_coop_ragged.wgsl`,
-// which reads a ragged K or N where it lies, four scalar loads per vec4 (skinny products, where
-// the copies would cost more than the product).
+// The global loads are joined after this file, one file for A (`a_origin`, `fetch_a`,
+// `load_a_edge`) and one for B (`b_origin`, `fetch_b`, `load_b_edge`): `matmul_coop_a_wide.wgsl`
+// where K is a multiple of 4 and `matmul_coop_b_wide.wgsl` where N is (every load 64 bits wide;
+// elsewhere the host copies a ragged K or N into such rows with `pad`), or `_a_ragged.wgsl` and
+// `_b_ragged.wgsl`, which read a ragged K or N where it lies, four scalar loads per vec4 (skinny
+// products, where the copies would cost more than the product).
 
 struct CoopParams {
     m: u32,        // rows of A and C
@@ -106,6 +107,39 @@ struct Origins {
     b: array<u32, MAX_LOADS>,
 }
 
+fn origins(me: u32, row0: u32, col0: u32) -> Origins {
+    var o: Origins;
+    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        var e = me + i * INVOCATIONS;
+        if (BM * BK / 4u % INVOCATIONS != 0u) {
+            e = min(e, BM * BK / 4u - 1u);
+        }
+        o.a[i] = a_origin(row0 + e / (BK / 4u), e % (BK / 4u));
+    }
+    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        var e = me + i * INVOCATIONS;
+        if (BK * BN / 4u % INVOCATIONS != 0u) {
+            e = min(e, BK * BN / 4u - 1u);
+        }
+        o.b[i] = b_origin(e / (BN / 4u), col0 / 4u + e % (BN / 4u));
+    }
+    return o;
+}
+
+// The loads of the slice at k0, which lies wholly inside K: unmasked.
+fn fetch(o: Origins, k0: u32) -> Slice {
+    var s: Slice;
+    for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.a[i] = fetch_a(o.a[i], k0);
+    }
+    for (var i = 0u; i < (BK * BN / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {
+        s.b[i] = fetch_b(o.b[i], k0);
+    }
+    return s;
+}
+
+// The loads of a slice at the end of K: zeros past k_end and outside the matrices (a slice
+// beyond the last adds nothing).
 fn fetch_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Slice {
     var s: Slice;
     for (var i = 0u; i < (BM * BK / 4u + INVOCATIONS - 1u) / INVOCATIONS; i++) {

@@ -1,13 +1,13 @@
-// The small-M matmul's global loads where K or N is not a multiple of 4 (joined after
-// matmul_gemv.wgsl): a row of A or B then starts anywhere, so each vec4 is gathered from four
-// scalar loads, zero outside the matrix (PMPP fig 4.20, element by element). Copying B into rows
-// of 4 first would read it, write it and read it again: three times the traffic of the product it
-// prepares, which reads B once (the same trade as the pipelined kernel's skinny products,
-// matmul_pipelined_a_ragged.wgsl, and the same rule on the host: every A of up to 16 rows meets
-// it).
+// The small-M matmul's global loads of A where K is not a multiple of 4 (joined after
+// matmul_gemv.wgsl, with one of the two files for B): a row of A then starts anywhere, so each
+// vec4 is gathered from four scalar loads, zero outside the matrix (PMPP fig 4.20, element by
+// element). Copying the operands into rows of 4 first would read B, write it and read it again:
+// three times the traffic of the product it prepares, which reads B once (the same trade as the
+// pipelined kernel's skinny products, matmul_pipelined_a_ragged.wgsl, and the same rule on the
+// host: every A of up to 16 rows meets it). Each operand is read wide where its own rows allow:
+// with only K ragged B's loads stay 128 bits wide, with only N ragged A's.
 
 @group(0) @binding(0) var<storage, read> ga1: array<Elem>;
-@group(0) @binding(1) var<storage, read> gb1: array<Elem>;
 
 // Where row `r` of A starts, in elements.
 fn a_start(r: u32) -> u32 {
@@ -21,19 +21,6 @@ fn load_a(row: u32, k: u32) -> vec4<f32> {
     for (var j = 0u; j < 4u; j++) {
         if (k + j < gp.k) {
             v[j] = f32(ga1[row + k + j]);
-        }
-    }
-    return v;
-}
-
-// Row k of B at the 4 columns of `cq`, zero past K and past N.
-fn load_b(k: u32, cq: u32) -> vec4<f32> {
-    var v = vec4<f32>();
-    if (k < gp.k) {
-        for (var j = 0u; j < 4u; j++) {
-            if (4u * cq + j < gp.n) {
-                v[j] = f32(gb1[k * gp.n + 4u * cq + j]);
-            }
         }
     }
     return v;

@@ -301,10 +301,16 @@ fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes()
 /// What lies past the end of a row of A is the next row: no f16 kernel that reads a ragged K in
 /// place may read it into this one. With an infinity at the start of row 1, rows 0 and 2 of C
 /// stay finite and right (the slice at the end of row 0 would otherwise multiply it by a zero of
-/// B: NaN), at a skinny shape (read in place) in every f16 variant the adapter has.
+/// B: NaN), at skinny shapes (read in place) in every f16 variant the adapter has.
 #[test]
 fn a_ragged_row_of_a_never_reads_into_the_next_in_any_f16_kernel() {
-    let (m, k, n) = (3, 301, 5);
+    // N ragged too (every operand in scalars), and N a multiple of 4 (B's loads stay wide).
+    for (m, k, n) in [(3, 301, 5), (3, 301, 8)] {
+        row_of_a_stays_in_its_row(m, k, n);
+    }
+}
+
+fn row_of_a_stays_in_its_row(m: usize, k: usize, n: usize) {
     assert!(loads_in_place(Shape::new(m, k, n).unwrap()));
     let (mut a16, _) = halves(m * k, 90);
     a16[k] = f16::INFINITY;
@@ -396,6 +402,9 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
             (130, 40, 200),
             (33, 20001, 515),
             (300, 67, 262),
+            // Skinny, read in place with only N ragged (A's loads wide) and only K (B's wide).
+            (64, 1000, 61),
+            (40, 1001, 200),
         ]
         .into_iter()
         .enumerate()

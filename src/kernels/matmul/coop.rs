@@ -3,9 +3,11 @@
 //! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead, unmasked
 //! except at the end of K), each subgroup holding a grid of 16×16 f32 accumulator fragments, one
 //! `coopMultiplyAdd` per fragment per 16-deep step. A ragged K or N is copied into rows of 4
-//! halves first, or on a skinny product read where it lies ([`super::loads_in_place`]). Shader:
-//! `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`, then
-//! `shaders/matmul_coop_wide.wgsl` or `shaders/matmul_coop_ragged.wgsl`.
+//! halves first, or on a skinny product read where it lies ([`super::loads_in_place`]), each
+//! vec4 of the ragged operand (A for K, B for N) from four scalar loads. Shader:
+//! `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`, then the loads of A
+//! (`shaders/matmul_coop_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
+//! `_b_ragged.wgsl`).
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
@@ -47,8 +49,8 @@ pub const FRAGMENT: CoopConfig = CoopConfig {
     cr: "f32",
 };
 
-/// The kernel with the loads of `name` (`loads`, its WGSL).
-fn module_with(types: Types, name: &str, loads: &str) -> Module {
+/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
+fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
     let prelude = types.prelude(true);
     Module {
         shader: Shader::join(
@@ -57,29 +59,42 @@ fn module_with(types: Types, name: &str, loads: &str) -> Module {
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_coop.wgsl"),
-                loads,
+                a_loads,
+                b_loads,
             ],
         ),
         needs: wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
     }
 }
 
+const A_WIDE: &str = include_str!("../../../shaders/matmul_coop_a_wide.wgsl");
+const A_RAGGED: &str = include_str!("../../../shaders/matmul_coop_a_ragged.wgsl");
+const B_WIDE: &str = include_str!("../../../shaders/matmul_coop_b_wide.wgsl");
+const B_RAGGED: &str = include_str!("../../../shaders/matmul_coop_b_ragged.wgsl");
+
 /// Rows of A and B that are multiples of 4 halves: 64-bit loads.
 pub(crate) fn module(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_coop",
-        include_str!("../../../shaders/matmul_coop_wide.wgsl"),
-    )
+    module_with(types, "matmul_coop", A_WIDE, B_WIDE)
 }
 
-/// A ragged K or N read where it lies: four scalar loads per vec4.
+/// K and N ragged, read where they lie: four scalar loads per vec4 of each.
 fn module_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_coop_ragged",
-        include_str!("../../../shaders/matmul_coop_ragged.wgsl"),
-    )
+    module_with(types, "matmul_coop_ragged", A_RAGGED, B_RAGGED)
+}
+
+/// Only K ragged: A in scalars, B's loads still 64 bits wide.
+fn module_ragged_k(types: Types) -> Module {
+    module_with(types, "matmul_coop_ragged_k", A_RAGGED, B_WIDE)
+}
+
+/// Only N ragged: B in scalars, A's loads still 64 bits wide.
+fn module_ragged_n(types: Types) -> Module {
+    module_with(types, "matmul_coop_ragged_n", A_WIDE, B_RAGGED)
+}
+
+/// The module that reads `shape` in place: each operand wide where its rows allow.
+fn module_in_place(shape: Shape) -> fn(Types) -> Module {
+    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 #[repr(C)]
@@ -343,7 +358,14 @@ impl Kernel for Coop {
     fn modules(&self) -> Vec<Module> {
         support::types_of(Precision::F16)
             .iter()
-            .flat_map(|t| [module(*t), module_ragged(*t)])
+            .flat_map(|t| {
+                [
+                    module(*t),
+                    module_ragged(*t),
+                    module_ragged_k(*t),
+                    module_ragged_n(*t),
+                ]
+            })
             .collect()
     }
 
@@ -364,7 +386,13 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines(Precision::F16, module, &[module_ragged], "coop", configs)
+        support::pipelines(
+            Precision::F16,
+            module,
+            &[module_ragged, module_ragged_k, module_ragged_n],
+            "coop",
+            configs,
+        )
     }
 
     fn launch<'a>(
@@ -382,7 +410,7 @@ impl Kernel for Coop {
             // Ragged K or N: A and B copied into rows of 4 halves (zeros outside, fig 4.20) for
             // 64-bit loads, or on a skinny product read where they lie (`loads_in_place`, whose
             // figures include this kernel's).
-            let mut frame = Frame::new(gpu, module, |_| module_ragged, io, shape).await?;
+            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
             let (k_row, n_row) = frame.rows();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);

@@ -1,12 +1,13 @@
 //! `gemv`: the small-M kernel (M = 1 to 16): a bandwidth kernel that reads B once for each
 //! block of up to eight rows of A with 128-bit loads, several in flight per invocation, adds
 //! partial sums along K through workgroup memory, and splits K across workgroups so that even a
-//! matrix-vector product fills the GPU. A ragged K or N is read where it lies, each vec4 from four
-//! scalar loads: B is read once, so copying it into rows of 4 first would cost more than the
-//! product (the rule of every fast kernel, [`super::loads_in_place`], which every shape with
-//! up to 16 rows meets). Shader: `shaders/matmul_gemv.wgsl` after
-//! `shaders/matmul_support.wgsl`, then `shaders/matmul_gemv_wide.wgsl` or
-//! `shaders/matmul_gemv_ragged.wgsl`.
+//! matrix-vector product fills the GPU. A ragged K or N is read where it lies, each vec4 of the
+//! ragged operand (A for K, B for N) from four scalar loads: B is read once, so copying it into
+//! rows of 4 first would cost more than the product (the rule of every fast kernel,
+//! [`super::loads_in_place`], which every shape with up to 16 rows meets). Shader:
+//! `shaders/matmul_gemv.wgsl` after `shaders/matmul_support.wgsl`, then the loads of A
+//! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
+//! `_b_ragged.wgsl`).
 
 use super::support::{self, round4, Frame, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
@@ -26,8 +27,8 @@ pub fn rows_per_invocation(m: u32) -> u32 {
     m.clamp(1, MB).next_power_of_two()
 }
 
-/// The kernel with the loads of `name` (`loads`, its WGSL).
-fn module_with(types: Types, name: &str, loads: &str) -> Module {
+/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
+fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
     let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
@@ -36,29 +37,42 @@ fn module_with(types: Types, name: &str, loads: &str) -> Module {
                 &prelude,
                 support::SOURCE,
                 include_str!("../../../shaders/matmul_gemv.wgsl"),
-                loads,
+                a_loads,
+                b_loads,
             ],
         ),
         needs: types.needs(),
     }
 }
 
+const A_WIDE: &str = include_str!("../../../shaders/matmul_gemv_a_wide.wgsl");
+const A_RAGGED: &str = include_str!("../../../shaders/matmul_gemv_a_ragged.wgsl");
+const B_WIDE: &str = include_str!("../../../shaders/matmul_gemv_b_wide.wgsl");
+const B_RAGGED: &str = include_str!("../../../shaders/matmul_gemv_b_ragged.wgsl");
+
 /// Rows of A and B that are multiples of 4: 128-bit loads.
 fn module(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_gemv",
-        include_str!("../../../shaders/matmul_gemv_wide.wgsl"),
-    )
+    module_with(types, "matmul_gemv", A_WIDE, B_WIDE)
 }
 
-/// A ragged K or N: four scalar loads per vec4.
+/// K and N ragged: four scalar loads per vec4 of each.
 fn module_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_gemv_ragged",
-        include_str!("../../../shaders/matmul_gemv_ragged.wgsl"),
-    )
+    module_with(types, "matmul_gemv_ragged", A_RAGGED, B_RAGGED)
+}
+
+/// Only K ragged: A in scalars, B's loads still 128 bits wide.
+fn module_ragged_k(types: Types) -> Module {
+    module_with(types, "matmul_gemv_ragged_k", A_RAGGED, B_WIDE)
+}
+
+/// Only N ragged: B in scalars, A's loads still 128 bits wide.
+fn module_ragged_n(types: Types) -> Module {
+    module_with(types, "matmul_gemv_ragged_n", A_WIDE, B_RAGGED)
+}
+
+/// The module that reads `shape` in place: each operand wide where its rows allow.
+fn module_in_place(shape: Shape) -> fn(Types) -> Module {
+    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 #[repr(C)]
@@ -217,7 +231,14 @@ impl Kernel for Gemv {
     fn modules(&self) -> Vec<Module> {
         support::types_of(self.0)
             .iter()
-            .flat_map(|t| [module(*t), module_ragged(*t)])
+            .flat_map(|t| {
+                [
+                    module(*t),
+                    module_ragged(*t),
+                    module_ragged_k(*t),
+                    module_ragged_n(*t),
+                ]
+            })
             .collect()
     }
 
@@ -236,7 +257,7 @@ impl Kernel for Gemv {
                 support::pipelines(
                     self.0,
                     module,
-                    &[module_ragged],
+                    &[module_ragged, module_ragged_k, module_ragged_n],
                     "gemv",
                     fitting(planner, &t),
                 )
@@ -260,7 +281,7 @@ impl Kernel for Gemv {
             // fig 4.20): B is read once per block of rows, so copying it into rows of 4 would
             // cost more than the product. Every shape the library gives this kernel (up to 16
             // rows) meets the rule (`loads_in_place`); a larger one forced here is copied.
-            let mut frame = Frame::new(gpu, module, |_| module_ragged, io, shape).await?;
+            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
             let (k_row, n_row) = frame.rows();
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));

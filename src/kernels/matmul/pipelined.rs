@@ -68,11 +68,7 @@ fn module_ragged_n(types: Types) -> Module {
 
 /// The module that reads `shape` in place: each operand wide where its rows allow.
 fn module_in_place(shape: Shape) -> fn(Types) -> Module {
-    match (shape.k.is_multiple_of(4), shape.n.is_multiple_of(4)) {
-        (true, false) => module_ragged_n,
-        (false, true) => module_ragged_k,
-        _ => module_ragged,
-    }
+    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 #[repr(C)]

@@ -8,6 +8,7 @@
 
 use super::{Precision, Shape};
 use crate::buffer::DeviceBuffer;
+use crate::kernels::Module;
 use crate::launch::Step;
 use crate::pipeline::Shader;
 use crate::plan::cdiv;
@@ -273,6 +274,23 @@ pub fn loads_in_place(shape: Shape) -> bool {
     let Shape { m, k, n } = shape;
     let (m, n) = (m as u64, n as u64);
     (k % 4 != 0 || n % 4 != 0) && m * n <= IN_PLACE_UP_TO * (m + n)
+}
+
+/// Of a kernel's modules that read a ragged product in place, the one for `shape`: each operand
+/// read wide where its own rows allow (a ragged K misaligns only A's rows, a ragged N only B's):
+/// `ragged` (both operands in scalars), `ragged_k` (A in scalars, B wide) or `ragged_n` (A wide,
+/// B in scalars).
+pub(crate) fn each_operand_wide(
+    shape: Shape,
+    ragged: fn(Types) -> Module,
+    ragged_k: fn(Types) -> Module,
+    ragged_n: fn(Types) -> Module,
+) -> fn(Types) -> Module {
+    match (shape.k.is_multiple_of(4), shape.n.is_multiple_of(4)) {
+        (true, false) => ragged_n,
+        (false, true) => ragged_k,
+        _ => ragged,
+    }
 }
 
 /// Ragged K or N: the steps that copy A and B into rows of 4 elements (zeros outside, fig 4.20)

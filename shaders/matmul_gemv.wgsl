@@ -11,8 +11,8 @@
 //   tree, here WK wide);
 // - split-K: the launch covers `splits` slices of K, so that even M = 1 × N = 4096 launches
 //   enough workgroups to fill the GPU; `sum_splits` adds the slices' partial products.
-// The global loads are joined after this file, one file for A (`a_start`, `load_a`) and one for B
-// (`load_b`, `load_b_edge`): `matmul_gemv_a_wide.wgsl` where K is a multiple of 4 and
+// The global loads are joined after this file, one file for A (`a_start`, `load_a`, `K_RAGGED`)
+// and one for B (`load_b`): `matmul_gemv_a_wide.wgsl` where K is a multiple of 4 and
 // `matmul_gemv_b_wide.wgsl` where N is (128-bit loads), `_a_ragged.wgsl` and `_b_ragged.wgsl`
 // where not (each vec4 gathered from four scalar loads: the operands read where they lie instead
 // of copied). The output's rows are multiples of 4 elements either way; the element types come
@@ -62,10 +62,12 @@ fn row4(acc: vec4<f32>, row: u32, k: u32, b0: vec4<f32>, b1: vec4<f32>, b2: vec4
     return acc + av.x * b0 + av.y * b1 + av.z * b2 + av.w * b3;
 }
 
-// One group of 4 rows of B (k..k+3: `b0`..`b3`, loaded by the caller) times the MR rows of A
-// into `acc`.
-fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, b0: vec4<f32>, b1: vec4<f32>,
-          b2: vec4<f32>, b3: vec4<f32>) {
+// One group of 4 rows of B (k..k+3) times the MR rows of A into `acc`.
+fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, cq: u32) {
+    let b0 = load_b(k, cq);
+    let b1 = load_b(k + 1u, cq);
+    let b2 = load_b(k + 2u, cq);
+    let b3 = load_b(k + 3u, cq);
     (*acc).r0 = row4((*acc).r0, rows.r0, k, b0, b1, b2, b3);
     if (MR > 1u) {
         (*acc).r1 = row4((*acc).r1, rows.r1, k, b0, b1, b2, b3);
@@ -132,17 +134,14 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
         var k = k_begin + KS * lid.y;
         for (; k + KS <= k_end; k += KS * WK) {
             for (var g = 0u; g < KS; g += 4u) {
-                let kg = k + g;
-                group4(&acc, rows, kg, load_b(kg, cq), load_b(kg + 1u, cq), load_b(kg + 2u, cq),
-                       load_b(kg + 3u, cq));
+                group4(&acc, rows, k + g, cq);
             }
         }
         // The split's ragged end (fewer than KS rows, a multiple of 4 but at K's own end): the one
         // invocation whose slice holds it stopped at its start; the others are past k_end. A
-        // ragged K's last group reaches past B's last row: B's edge loads give zeros there.
+        // ragged K's last group reaches past B's last row: B's loads give zeros there.
         for (; k < k_end; k += 4u) {
-            group4(&acc, rows, k, load_b_edge(k, cq), load_b_edge(k + 1u, cq),
-                   load_b_edge(k + 2u, cq), load_b_edge(k + 3u, cq));
+            group4(&acc, rows, k, cq);
         }
     }
     // Add the WK partial sums of each column, one row of A at a time.

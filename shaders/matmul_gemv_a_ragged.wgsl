@@ -9,6 +9,10 @@
 
 @group(0) @binding(0) var<storage, read> ga1: array<Elem>;
 
+// K is not a multiple of 4 here: the last group of rows reaches past B's last
+// (matmul_gemv_b_wide.wgsl masks it).
+const K_RAGGED: bool = true;
+
 // Where row `r` of A starts, in elements.
 fn a_start(r: u32) -> u32 {
     return r * gp.k;

@@ -3,6 +3,9 @@
 
 @group(0) @binding(0) var<storage, read> ga4: array<Elem4>;
 
+// K is a multiple of 4 here: no group of rows reaches past B's last (matmul_gemv_b_wide.wgsl).
+const K_RAGGED: bool = false;
+
 // Where row `r` of A starts, in vec4s.
 fn a_start(r: u32) -> u32 {
     return r * (gp.k / 4u);

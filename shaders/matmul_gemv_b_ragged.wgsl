@@ -17,8 +17,3 @@ fn load_b(k: u32, cq: u32) -> vec4<f32> {
     }
     return v;
 }
-
-// At K's end: the same (every load is masked already).
-fn load_b_edge(k: u32, cq: u32) -> vec4<f32> {
-    return load_b(k, cq);
-}

@@ -3,15 +3,15 @@
 
 @group(0) @binding(1) var<storage, read> gb4: array<Elem4>;
 
-// Row k of B at the 4 columns of `cq`, in a whole slice (every row inside K).
+// Row k of B at the 4 columns of `cq`; with a ragged K (`K_RAGGED`, from the file for A), zero
+// past K, where the last group of 4 rows reaches up to 3 rows beyond B's last. With K a multiple
+// of 4 the test is a constant false and compiled out: the core's loop is left as it was. Taking
+// B's loads out of `group4` instead, masked only at K's end, made the aligned kernel slower on
+// the H100 (f16 16×4096×4096 42 µs against 30, BENCHMARKS.md 2026-11-25): the driver's schedule
+// follows how the loop is written.
 fn load_b(k: u32, cq: u32) -> vec4<f32> {
-    return vec4<f32>(gb4[k * (gp.n / 4u) + cq]);
-}
-
-// The same at K's end, zero past K (a ragged K reaches up to 3 rows beyond B's last).
-fn load_b_edge(k: u32, cq: u32) -> vec4<f32> {
-    if (k < gp.k) {
-        return load_b(k, cq);
+    if (K_RAGGED && k >= gp.k) {
+        return vec4<f32>();
     }
-    return vec4<f32>();
+    return vec4<f32>(gb4[k * (gp.n / 4u) + cq]);
 }

@@ -349,6 +349,74 @@ enum Operands {
     ),
 }
 
+/// The selection that runs `v` with `tile` (or `v` as the planner sizes it, for a variant with
+/// no tile).
+fn selection(v: Variant, tile: Option<&str>) -> Selection {
+    match tile {
+        Some(t) => Selection::Forced {
+            variant: v,
+            tile: t.to_string(),
+        },
+        None => Selection::Variant(v),
+    }
+}
+
+/// Bytes one untimed call of [`build_first`] may hold on the device beyond the operands, times
+/// the calls in flight at once: the threads are as many as fit under this.
+#[cfg(not(target_arch = "wasm32"))]
+const BUILD_BYTES: u64 = 1 << 30;
+
+/// Run every candidate once, untimed, on several threads at once, before any is timed: each
+/// first call builds its pipelines, and a driver with a cold shader cache (NVIDIA's on a fresh
+/// machine) takes a second or more for some of them. Built one by one inside the timing, those
+/// builds left the GPU idle long enough that every candidate got the long warm-up after an idle
+/// stretch (`Gpu::warm_up_seconds`): `tune --quick` took over 90 s on a fresh H100 and 40 s once
+/// the driver's cache was warm (BENCHMARKS.md). The threads are bounded by the cores and by
+/// [`BUILD_BYTES`] over what one call may allocate (padded copies of A and B, C's split-K
+/// partials), so that a large shape builds one at a time.
+#[cfg(not(target_arch = "wasm32"))]
+fn build_first(
+    gpu: &Gpu,
+    operands: &Operands,
+    shape: Shape,
+    list: &[(Variant, Option<String>)],
+) -> Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (m, k, n) = (shape.m as u64, shape.k as u64, shape.n as u64);
+    // f32 at most per element; the partials of up to 8 slices of K.
+    let call_bytes = 4 * (m * k + k * n + 8 * m * n);
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let threads = (BUILD_BYTES / call_bytes.max(1))
+        .min(cores as u64)
+        .min(8)
+        .min(list.len() as u64)
+        .max(1) as usize;
+    let next = AtomicUsize::new(0);
+    let work = || -> Result<()> {
+        while let Some((v, tile)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let sel = selection(*v, tile.as_deref());
+            crate::gpu::block_on(async {
+                match operands {
+                    Operands::F32(a, b, c) => {
+                        gpu.matmul_on_device_async(a, b, c, shape, &sel).await
+                    }
+                    Operands::F16(a, b, c) => {
+                        gpu.matmul_on_device_async(a, b, c, shape, &sel).await
+                    }
+                }
+            })?;
+        }
+        Ok(())
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
+}
+
 /// Blocking [`tune_shape_async`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn tune_shape(
@@ -396,14 +464,11 @@ pub async fn tune_shape_async(
             gpu.alloc_async::<half::f16>("C", m * n).await?,
         ),
     };
+    let list = candidates(gpu, shape, precision);
+    #[cfg(not(target_arch = "wasm32"))]
+    build_first(gpu, &operands, shape, &list)?;
     let time = async |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
-        let sel = match tile {
-            Some(t) => Selection::Forced {
-                variant: v,
-                tile: t.to_string(),
-            },
-            None => Selection::Variant(v),
-        };
+        let sel = selection(v, tile);
         let (run, c) = match &operands {
             Operands::F32(da, db, dc) => {
                 gpu.measure_matmul_async((da, db, dc), shape, &sel).await?
@@ -416,7 +481,7 @@ pub async fn tune_shape_async(
         Ok((run.median, ok))
     };
     let mut trials = Vec::new();
-    for (v, tile) in candidates(gpu, shape, precision) {
+    for (v, tile) in list {
         progress(&format!(
             "{shape} {v}{}",
             tile.as_deref().map(|t| format!(" {t}")).unwrap_or_default()

@@ -12,7 +12,7 @@ use web_time::Instant;
 pub const STEADY_RUNS: usize = 5;
 
 /// Seconds without GPU work after which the clocks count as idle ([`Gpu::warm_up_seconds`]).
-const IDLE_SECONDS: f64 = 0.2;
+pub(crate) const IDLE_SECONDS: f64 = 0.2;
 
 /// The warm-up after an idle stretch ([`Gpu::warm_up_seconds`]).
 const IDLE_WARM_UP_SECONDS: f64 = 1.0;
@@ -120,6 +120,15 @@ impl Gpu {
             IDLE_WARM_UP_SECONDS
         } else {
             0.25
+        }
+    }
+
+    /// Count the GPU as idle for the next measurement's warm-up, whatever its last wait saw:
+    /// after work that ran between long pauses (pipelines built one after another, each run once),
+    /// the last wait was recent but the clocks had no sustained work to come back on.
+    pub(crate) fn count_as_idle(&self) {
+        if let Ok(mut t) = self.last_work.lock() {
+            *t = None;
         }
     }
 

@@ -373,7 +373,10 @@ const BUILD_BYTES: u64 = 1 << 30;
 /// stretch (`Gpu::warm_up_seconds`): `tune --quick` took over 90 s on a fresh H100 and 40 s once
 /// the driver's cache was warm (BENCHMARKS.md). The threads are bounded by the cores and by
 /// [`BUILD_BYTES`] over what one call may allocate (padded copies of A and B, C's split-K
-/// partials), so that a large shape builds one at a time.
+/// partials), so that a large shape builds one at a time. Builds that took longer than an idle
+/// stretch leave the GPU counted as idle: the first candidate timed after them gets the long
+/// warm-up. (Without that, the first f16 candidate of a full tune on a fresh H100, timed after
+/// 16 builds had kept the GPU mostly idle, read 2.97× its time in the tune before.)
 #[cfg(not(target_arch = "wasm32"))]
 fn build_first(
     gpu: &Gpu,
@@ -391,6 +394,7 @@ fn build_first(
         .min(8)
         .min(list.len() as u64)
         .max(1) as usize;
+    let start = std::time::Instant::now();
     let next = AtomicUsize::new(0);
     let work = || -> Result<()> {
         while let Some((v, tile)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
@@ -414,7 +418,11 @@ fn build_first(
             h.join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
-    })
+    })?;
+    if start.elapsed().as_secs_f64() > crate::measure::IDLE_SECONDS {
+        gpu.count_as_idle();
+    }
+    Ok(())
 }
 
 /// Blocking [`tune_shape_async`].

@@ -437,6 +437,9 @@ pub fn tune_shape(
 }
 
 /// Time every candidate for `shape` (calling `progress` before each) and return the winner.
+/// Natively each candidate first runs once, untimed, on several threads at once (its pipelines
+/// built before any is timed; this blocks, as native waits on the GPU do); in a browser the
+/// first timed call builds them.
 pub async fn tune_shape_async(
     gpu: &Gpu,
     shape: Shape,

@@ -17,7 +17,9 @@ pub use cache::{
 };
 pub(crate) use cache::{load, Tuning};
 
-use super::{f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant};
+use super::{
+    f16_bound, f32_bound, verify_sampled, MatmulRun, Precision, Selection, Shape, Variant,
+};
 use crate::plan::{ChosenBy, Rates};
 use crate::{DeviceBuffer, Error, Gpu, Result};
 use serde::Serialize;
@@ -92,6 +94,31 @@ enum Operands {
     ),
 }
 
+impl Operands {
+    /// One untimed product with `sel` (its pipelines built on the way).
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn run(&self, gpu: &Gpu, shape: Shape, sel: &Selection) -> Result<()> {
+        match self {
+            Operands::F32(a, b, c) => gpu.matmul_on_device_async(a, b, c, shape, sel).await?,
+            Operands::F16(a, b, c) => gpu.matmul_on_device_async(a, b, c, shape, sel).await?,
+        };
+        Ok(())
+    }
+
+    /// `sel` timed warm, and C read back as f32 ([`Gpu::measure_matmul_async`]).
+    async fn measure(
+        &self,
+        gpu: &Gpu,
+        shape: Shape,
+        sel: &Selection,
+    ) -> Result<(crate::Measured<MatmulRun>, Vec<f32>)> {
+        match self {
+            Operands::F32(a, b, c) => gpu.measure_matmul_async((a, b, c), shape, sel).await,
+            Operands::F16(a, b, c) => gpu.measure_matmul_async((a, b, c), shape, sel).await,
+        }
+    }
+}
+
 /// The selection that runs `v` with `tile` (or `v` as the planner sizes it, for a variant with
 /// no tile).
 fn selection(v: Variant, tile: Option<&str>) -> Selection {
@@ -142,16 +169,7 @@ fn build_first(
     let work = || -> Result<()> {
         while let Some((v, tile)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
             let sel = selection(*v, tile.as_deref());
-            crate::gpu::block_on(async {
-                match operands {
-                    Operands::F32(a, b, c) => {
-                        gpu.matmul_on_device_async(a, b, c, shape, &sel).await
-                    }
-                    Operands::F16(a, b, c) => {
-                        gpu.matmul_on_device_async(a, b, c, shape, &sel).await
-                    }
-                }
-            })?;
+            crate::gpu::block_on(operands.run(gpu, shape, &sel))?;
         }
         Ok(())
     };
@@ -223,14 +241,7 @@ pub async fn tune_shape_async(
     build_first(gpu, &operands, shape, &list)?;
     let time = async |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
         let sel = selection(v, tile);
-        let (run, c) = match &operands {
-            Operands::F32(da, db, dc) => {
-                gpu.measure_matmul_async((da, db, dc), shape, &sel).await?
-            }
-            Operands::F16(da, db, dc) => {
-                gpu.measure_matmul_async((da, db, dc), shape, &sel).await?
-            }
-        };
+        let (run, c) = operands.measure(gpu, shape, &sel).await?;
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
         Ok((run.median, ok))
     };

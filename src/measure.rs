@@ -125,7 +125,9 @@ impl Gpu {
 
     /// Count the GPU as idle for the next measurement's warm-up, whatever its last wait saw:
     /// after work that ran between long pauses (pipelines built one after another, each run once),
-    /// the last wait was recent but the clocks had no sustained work to come back on.
+    /// the last wait was recent but the clocks had no sustained work to come back on. (Native
+    /// only: the tuner's first runs on several threads are its one caller.)
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn count_as_idle(&self) {
         if let Ok(mut t) = self.last_work.lock() {
             *t = None;

@@ -23,8 +23,10 @@
 // where it is ragged C's rows start anywhere, and the same stores go out element by element to
 // C's view in scalars (`c1`, the same buffer), masked at N. Several splits write partials with
 // rows of N rounded up to 4 (`ld`), which `sum_splits` adds into C. A ragged N used to write
-// such padded rows even in one split, and `sum_splits` copied them into C: a pass over C that
-// cost 7% of f32 777×1234×2345 on the H100 (BENCHMARKS.md, 2026-11-25).
+// such padded rows even in one split, and `sum_splits` copied them into C: a pass over C and a
+// scratch buffer the size of C (64 MiB at f32 4095³), 1–4% of the whole product on the H100
+// (BENCHMARKS.md, 2026-11-25: 4095³ 3139 against 3106 µs, 2048×2048×2047 426 against 419,
+// 777×1234×2345 in one split 168 against 161).
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.

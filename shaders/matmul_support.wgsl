@@ -19,7 +19,7 @@ struct SumParams {
     ld: u32,
     splits: u32,
     lanes: u32,
-    gather: u32,  // 1: each invocation gathers a vec4 of C's flat m×n from rows of ld (ragged N)
+    _p0: u32,
     _p1: u32,
     _p2: u32,
 }
@@ -64,53 +64,31 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
     pad_dst[i] = v;
 }
 
-// Per 4 elements, `lanes` invocations, each adding every lanes-th partial, then their sums
-// added in workgroup memory (the tree of lesson 04) and stored to C. One invocation per element,
-// as before, left a small C over many splits to a handful of workgroups reading hundreds of
-// partials each, one after the other (f32 64×65536×64 in 228 splits: 1,024 invocations, 4
-// workgroups); the host gives such a sum more lanes (`support::sum_lanes`).
-// Which 4 elements: where N is a multiple of 4 the partials' rows are C's (ld = n), and each
-// invocation reads a vec4 of every partial and stores one vec4 of C. Where N is ragged the
-// partials' rows are longer (n rounded up to 4) and C's rows start anywhere: over a few splits
-// (`gather`) each invocation gathers the 4 elements of one vec4 of C's m×n laid out flat from
-// them and stores it whole; over many, where reading the partials is the work, it reads a vec4
-// of a partial's row and stores its elements one by one. Stores of four scalars per vec4, as
-// every sum made before, cost 1–4% of the whole product on the H100 over 2–5 splits
-// (1000×1001×1003 78.7 against 75.6 µs, 2049×1000×1031 154 against 150, 1024³ 69.4 against 65.0),
-// and the gathered reads as much over 15–20 splits (65×4099×1001 42.1 against 43.0 µs;
-// BENCHMARKS.md, 2026-11-25). Where m·n is not a multiple of 4 the last vec4 of C is stored
-// element by element: nothing past C is touched.
+// Per 4 floats of a row of the partials, `lanes` invocations, each adding every lanes-th
+// partial, then their sums added in workgroup memory (the tree of lesson 04) and stored to C's
+// m×n. One invocation per element, as before, left a small C over many splits to a handful of
+// workgroups reading hundreds of partials each, one after the other (f32 64×65536×64 in 228
+// splits: 1,024 invocations, 4 workgroups); the host gives such a sum more lanes
+// (`support::sum_lanes`). Consecutive invocations read consecutive vec4s of one partial.
+// Where N is a multiple of 4 the partials' rows are C's (ld = n) and each sum is stored as one
+// vec4 (`sum_out4`, the same C); stored as four scalars, as before, it cost 5% of the whole
+// 1024³ in 2 splits on the H100 (69.3 against 65.5 µs, BENCHMARKS.md, 2026-11-25). Where N is
+// ragged C's rows start anywhere, and the four go out one by one, masked at N. (Gathering
+// each vec4 of C's m×n laid out flat from the partials' longer rows instead, to store it whole,
+// gained up to 3% at some ragged shapes and lost as much at others: not kept.)
 @compute @workgroup_size(SUPPORT_WG)
 fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_id) lid: vec3<u32>) {
     let q = sp.ld / 4u;
-    let per = SUPPORT_WG / sp.lanes;  // vec4s per workgroup
+    let per = SUPPORT_WG / sp.lanes;  // elements (of 4 floats) per workgroup
     let lane = lid.x / per;
     let i = (wid.x + wid.y * nwg.x) * per + lid.x % per;
-    let total = sp.m * sp.n;
-    var inside = i < sp.m * q;
-    if (sp.gather == 1u) {
-        inside = i < (total + 3u) / 4u;
-    }
+    let inside = i < sp.m * q;
     var acc = vec4<f32>(0.0);
     if (inside) {
-        if (sp.gather == 1u) {
-            // Where each of the 4 elements lies in a partial (rows of ld); past C: its last.
-            var at: vec4<u32>;
-            for (var j = 0u; j < 4u; j++) {
-                let e = min(4u * i + j, total - 1u);
-                at[j] = (e / sp.n) * sp.ld + e % sp.n;
-            }
-            for (var s = lane; s < sp.splits; s += sp.lanes) {
-                let x = s * sp.m * sp.ld + at;
-                acc += vec4<f32>(partials[x.x / 4u][x.x % 4u], partials[x.y / 4u][x.y % 4u],
-                                 partials[x.z / 4u][x.z % 4u], partials[x.w / 4u][x.w % 4u]);
-            }
-        } else {
-            for (var s = lane; s < sp.splits; s += sp.lanes) {
-                acc += partials[s * sp.m * q + i];
-            }
+        for (var s = lane; s < sp.splits; s += sp.lanes) {
+            acc += partials[s * sp.m * q + i];
         }
     }
     if (sp.lanes > 1u) {
@@ -124,25 +102,16 @@ fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
         }
         acc = lane_sums[lid.x];
     }
-    if (!inside || lane != 0u) {
-        return;
-    }
-    if (sp.gather == 1u || sp.n == sp.ld) {
-        // A vec4 of C's m×n laid out flat (with ld = n the partials' vec4 i is C's).
-        if (4u * i + 4u <= total) {
+    if (inside && lane == 0u) {
+        if (sp.n == sp.ld) {
             sum_out4[i] = Out4(acc);
         } else {
-            for (var j = 0u; 4u * i + j < total; j++) {
-                sum_out[4u * i + j] = Out(acc[j]);
-            }
-        }
-    } else {
-        // A vec4 of a partial's row, into C's ragged row element by element.
-        let r = i / q;
-        let c0 = 4u * (i % q);
-        for (var j = 0u; j < 4u; j++) {
-            if (c0 + j < sp.n) {
-                sum_out[r * sp.n + c0 + j] = Out(acc[j]);
+            let r = i / q;
+            let c0 = 4u * (i % q);
+            for (var j = 0u; j < 4u; j++) {
+                if (c0 + j < sp.n) {
+                    sum_out[r * sp.n + c0 + j] = Out(acc[j]);
+                }
             }
         }
     }

@@ -183,20 +183,12 @@ struct SumParams {
     ld: u32,
     splits: u32,
     lanes: u32,
-    gather: u32,
-    _pad: [u32; 2],
+    _pad: [u32; 3],
 }
 
 /// Invocations a sum of `splits` partials aims to keep busy: about a GPU's worth (the H100 holds
 /// 132 × 2,048), past which each element's partials are summed by one invocation.
 const SUM_INVOCATIONS: u64 = 1 << 17;
-
-/// Splits up to which the sum of a ragged N's partials gathers each vec4 of C from them and
-/// stores it whole; past it, where reading the partials is the work, it reads their rows in
-/// vec4s and stores C element by element. On the H100 (BENCHMARKS.md, 2026-11-25) gathering
-/// gained 1–4% of the whole product over 2–5 splits and lost 1–2% over 15–20; none between was
-/// timed, and 8 lies between the two in ratio.
-const GATHER_UP_TO: u32 = 8;
 
 /// The invocations that add each element's partials side by side in `sum_splits`: 1 while the
 /// `vec4s` elements of 4 floats give the sum enough invocations, else doubled until they do, at
@@ -218,14 +210,7 @@ pub(crate) async fn sum_splits(
     (m, n, ld): (u32, u32, u32),
     splits: u32,
 ) -> Result<Step> {
-    // One invocation (times the lanes) per vec4 of C laid out flat where it gathers, else per
-    // vec4 of the partials' rows.
-    let gather = ld != n && splits <= GATHER_UP_TO;
-    let vec4s = if gather {
-        (m as u64 * n as u64).div_ceil(4)
-    } else {
-        m as u64 * ld as u64 / 4
-    };
+    let vec4s = m as u64 * ld as u64 / 4;
     let lanes = sum_lanes(vec4s, splits);
     let params = gpu.uniform(&SumParams {
         m,
@@ -233,8 +218,7 @@ pub(crate) async fn sum_splits(
         ld,
         splits,
         lanes,
-        gather: u32::from(gather),
-        _pad: [0; 2],
+        _pad: [0; 3],
     });
     // C element by element (binding 14) and in vec4s (binding 16): the same buffer.
     gpu.step(

@@ -25,8 +25,8 @@
 // rows of N rounded up to 4 (`ld`), which `sum_splits` adds into C. A ragged N used to write
 // such padded rows even in one split, and `sum_splits` copied them into C: a pass over C and a
 // scratch buffer the size of C (64 MiB at f32 4095³), 1–4% of the whole product on the H100
-// (BENCHMARKS.md, 2026-11-25: 4095³ 3139 against 3106 µs, 2048×2048×2047 426 against 419,
-// 777×1234×2345 in one split 168 against 161).
+// (BENCHMARKS.md, 2026-11-25: 4095³ 3137 against 3111 µs, 2048×2048×2047 425 against 420,
+// 777×1234×2345 in one split 168 against 160).
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.

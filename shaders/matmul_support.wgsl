@@ -72,7 +72,7 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
 // (`support::sum_lanes`). Consecutive invocations read consecutive vec4s of one partial.
 // Where N is a multiple of 4 the partials' rows are C's (ld = n) and each sum is stored as one
 // vec4 (`sum_out4`, the same C); stored as four scalars, as before, it cost 5% of the whole
-// 1024³ in 2 splits on the H100 (69.3 against 65.5 µs, BENCHMARKS.md, 2026-11-25). Where N is
+// 1024³ in 2 splits on the H100 (69.7 against 65.7 µs, BENCHMARKS.md, 2026-11-25). Where N is
 // ragged C's rows start anywhere, and the four go out one by one, masked at N. (Gathering
 // each vec4 of C's m×n laid out flat from the partials' longer rows instead, to store it whole,
 // gained up to 3% at some ragged shapes and lost as much at others: not kept.)

@@ -19,14 +19,8 @@
 // same kernel either way: `matmul_pipelined_a_wide.wgsl` where K is a multiple of 4 (each load
 // 128 bits wide, 64 for f16), else `matmul_pipelined_a_ragged.wgsl` (each vec4 gathered from four
 // scalar loads); `matmul_pipelined_b_wide.wgsl` or `matmul_pipelined_b_ragged.wgsl` by N alike.
-// One split of K stores C directly. Where N is a multiple of 4 each row's vec4s go out whole;
-// where it is ragged C's rows start anywhere, and the same stores go out element by element to
-// C's view in scalars (`c1`, the same buffer), masked at N. Several splits write partials with
-// rows of N rounded up to 4 (`ld`), which `sum_splits` adds into C. A ragged N used to write
-// such padded rows even in one split, and `sum_splits` copied them into C: a pass over C and a
-// scratch buffer the size of C (64 MiB at f32 4095³), 1–4% of the whole product on the H100
-// (BENCHMARKS.md, 2026-11-25: 4095³ 3137 against 3111 µs, 2048×2048×2047 425 against 420,
-// 777×1234×2345 in one split 168 against 160).
+// The output's rows are always a multiple of 4 (`ld`): a ragged N writes padded partials that
+// `sum_splits` copies into C.
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.
@@ -39,16 +33,11 @@ struct Params {
     tiles: u32,    // output blocks per split
     k_split: u32,  // K per split (a multiple of 2·BK: slices run in pairs)
     splits: u32,
-    ld: u32,       // row length of the output: n rounded up to 4, or n where `scalar_out`
-    scalar_out: u32,  // 1: C's ragged rows, stored element by element to `c1`
-    _p0: u32,
-    _p1: u32,
-    _p2: u32,
+    ld: u32,       // columns of the output: n rounded up to a multiple of 4
 }
 
 // A and B are bound by the file of loads (binding 0 and 1).
 @group(0) @binding(2) var<storage, read_write> c4: array<Out4>;
-@group(0) @binding(4) var<storage, read_write> c1: array<Out>;  // the same output, in scalars
 @group(0) @binding(3) var<uniform> p: Params;
 
 override BM: u32 = 128u;
@@ -204,22 +193,11 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
         if (r < p.m) {
             let c_lo = col0 + 4u * lid.x;
             let c_hi = c_lo + BN / 2u;
-            if (p.scalar_out == 1u) {
-                for (var j = 0u; j < 4u; j++) {
-                    if (c_lo + j < p.ld) {
-                        c1[r * p.ld + c_lo + j] = Out(acc[2u * i][j]);
-                    }
-                    if (c_hi + j < p.ld) {
-                        c1[r * p.ld + c_hi + j] = Out(acc[2u * i + 1u][j]);
-                    }
-                }
-            } else {
-                if (c_lo < p.ld) {
-                    c4[out + (r * p.ld + c_lo) / 4u] = Out4(acc[2u * i]);
-                }
-                if (c_hi < p.ld) {
-                    c4[out + (r * p.ld + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
-                }
+            if (c_lo < p.ld) {
+                c4[out + (r * p.ld + c_lo) / 4u] = Out4(acc[2u * i]);
+            }
+            if (c_hi < p.ld) {
+                c4[out + (r * p.ld + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
             }
         }
     }

@@ -28,8 +28,8 @@ struct SumParams {
 @group(0) @binding(11) var<storage, read_write> pad_dst: array<Elem4>;
 @group(0) @binding(12) var<uniform> pp: PadParams;
 @group(0) @binding(13) var<storage, read> partials: array<vec4<f32>>;
-@group(0) @binding(14) var<storage, read_write> sum_out: array<Out>;    // C, element by element
-@group(0) @binding(16) var<storage, read_write> sum_out4: array<Out4>;  // the same C, in vec4s
+@group(0) @binding(14) var<storage, read_write> sum_out: array<Out>;    // C (`sum_splits`)
+@group(0) @binding(16) var<storage, read_write> sum_out4: array<Out4>;  // C (`sum_splits4`)
 @group(0) @binding(15) var<uniform> sp: SumParams;
 
 const SUPPORT_WG: u32 = 256u;
@@ -65,21 +65,18 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 // Per 4 floats of a row of the partials, `lanes` invocations, each adding every lanes-th
-// partial, then their sums added in workgroup memory (the tree of lesson 04) and stored to C's
-// m×n. One invocation per element, as before, left a small C over many splits to a handful of
+// partial, then their sums added in workgroup memory (the tree of lesson 04), the total in lane
+// 0's. One invocation per element, as before, left a small C over many splits to a handful of
 // workgroups reading hundreds of partials each, one after the other (f32 64×65536×64 in 228
 // splits: 1,024 invocations, 4 workgroups); the host gives such a sum more lanes
 // (`support::sum_lanes`). Consecutive invocations read consecutive vec4s of one partial.
-// Where N is a multiple of 4 the partials' rows are C's (ld = n) and each sum is stored as one
-// vec4 (`sum_out4`, the same C); stored as four scalars, as before, it cost 5% of the whole
-// 1024³ in 2 splits on the H100 (69.7 against 65.7 µs, BENCHMARKS.md, 2026-11-25). Where N is
-// ragged C's rows start anywhere, and the four go out one by one, masked at N. (Gathering
-// each vec4 of C's m×n laid out flat from the partials' longer rows instead, to store it whole,
-// gained up to 3% at some ragged shapes and lost as much at others: not kept.)
-@compute @workgroup_size(SUPPORT_WG)
-fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
-              @builtin(num_workgroups) nwg: vec3<u32>,
-              @builtin(local_invocation_id) lid: vec3<u32>) {
+struct SumOf {
+    i: u32,          // which 4 floats of the partials' m×ld
+    store: bool,     // this invocation stores them (lane 0, inside)
+    acc: vec4<f32>,  // their sum over the splits
+}
+
+fn sum_of_splits(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> SumOf {
     let q = sp.ld / 4u;
     let per = SUPPORT_WG / sp.lanes;  // elements (of 4 floats) per workgroup
     let lane = lid.x / per;
@@ -102,17 +99,39 @@ fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
         }
         acc = lane_sums[lid.x];
     }
-    if (inside && lane == 0u) {
-        if (sp.n == sp.ld) {
-            sum_out4[i] = Out4(acc);
-        } else {
-            let r = i / q;
-            let c0 = 4u * (i % q);
-            for (var j = 0u; j < 4u; j++) {
-                if (c0 + j < sp.n) {
-                    sum_out[r * sp.n + c0 + j] = Out(acc[j]);
-                }
+    return SumOf(i, inside && lane == 0u, acc);
+}
+
+// The partials' sum into C where N is ragged: C's rows start anywhere, so each sum of 4 goes out
+// one element at a time, masked at N.
+@compute @workgroup_size(SUPPORT_WG)
+fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_id) lid: vec3<u32>) {
+    let s = sum_of_splits(wid, nwg, lid);
+    if (s.store) {
+        let q = sp.ld / 4u;
+        let r = s.i / q;
+        let c0 = 4u * (s.i % q);
+        for (var j = 0u; j < 4u; j++) {
+            if (c0 + j < sp.n) {
+                sum_out[r * sp.n + c0 + j] = Out(s.acc[j]);
             }
         }
+    }
+}
+
+// The same where N is a multiple of 4: the partials' rows are C's (ld = n), and each sum of 4
+// is one vec4 of C. Stored as four scalars, as every sum was before, it cost 5% of the whole
+// f32 1024³ in 2 splits on the H100 (69.7 against 65.7 µs, BENCHMARKS.md, 2026-11-25). Its own
+// entry point, with C bound as vec4s: the same buffer bound both ways in one dispatch is what
+// Chromium's WebGPU refuses ("writable storage buffer binding aliasing").
+@compute @workgroup_size(SUPPORT_WG)
+fn sum_splits4(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_id) lid: vec3<u32>) {
+    let s = sum_of_splits(wid, nwg, lid);
+    if (s.store) {
+        sum_out4[s.i] = Out4(s.acc);
     }
 }

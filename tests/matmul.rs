@@ -167,12 +167,13 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     assert!(run.tile.contains("padded"), "gemv 260x45x263: {}", run.tile);
 }
 
-/// The sum of the split-K partials fills every element of C (poisoned first): where N is a
-/// multiple of 4 as vec4s, where it is ragged element by element from the partials' longer
-/// rows; and one split of the pipelined kernel stores a ragged C itself, element by element.
+/// The sum of the split-K partials fills every element of C (poisoned first) in each of its
+/// entry points: `sum_splits4` where N is a multiple of 4 (a vec4 of the partials is one of C),
+/// `sum_splits` where N is ragged (the partials' rows are longer, C's stored element by
+/// element), also over one split, whose padded rows it copies into C.
 #[test]
-fn the_sum_of_the_splits_and_one_split_fill_c_exactly() {
-    let (mut aligned, mut ragged, mut direct) = (false, false, false);
+fn the_sum_of_the_splits_fills_c_exactly() {
+    let (mut aligned, mut ragged, mut one) = (false, false, false);
     for name in ["pipelined", "gemv"] {
         let v = variant(name);
         for (i, &(m, k, n)) in [
@@ -188,12 +189,12 @@ fn the_sum_of_the_splits_and_one_split_fill_c_exactly() {
             let run = check(m, k, n, &Selection::Variant(v), 80 + i as u64);
             aligned |= run.splits > 1 && n % 4 == 0;
             ragged |= run.splits > 1 && n % 4 != 0;
-            direct |= name == "pipelined" && run.splits == 1 && n % 4 != 0;
+            one |= name == "pipelined" && run.splits == 1 && n % 4 != 0;
         }
     }
     assert!(
-        aligned && ragged && direct,
-        "split, N a multiple of 4: {aligned}; split, N ragged: {ragged}; one split, N ragged: {direct}"
+        aligned && ragged && one,
+        "split, N a multiple of 4: {aligned}; split, N ragged: {ragged}; one split, N ragged: {one}"
     );
 }
 

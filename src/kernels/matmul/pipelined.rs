@@ -82,8 +82,6 @@ struct Params {
     k_split: u32,
     splits: u32,
     ld: u32,
-    scalar_out: u32,
-    _pad: [u32; 3],
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -287,9 +285,6 @@ impl Kernel for Pipelined {
             // The plan's split of K (by waves of the workgroups resident at once), each split an
             // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-            // One split stores C itself, a ragged N element by element; several write partials
-            // with rows of n4 for `sum_splits`.
-            let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,
                 k: k_row,
@@ -298,18 +293,15 @@ impl Kernel for Pipelined {
                 tiles,
                 k_split,
                 splits,
-                ld,
-                scalar_out: u32::from(ld % 4 != 0),
-                _pad: [0; 3],
+                ld: n4,
             });
-            let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
-            // C in vec4s (binding 2) and in scalars (binding 4): the same buffer.
+            let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
             let step = gpu
                 .planned_step(
                     &main,
                     "pipelined",
                     plan,
-                    &[(0, a), (1, b), (2, c), (3, params.bind()), (4, c)],
+                    &[(0, a), (1, b), (2, c), (3, params.bind())],
                 )
                 .await?;
             frame.finish(gpu, step, plan).await

@@ -220,12 +220,17 @@ pub(crate) async fn sum_splits(
         lanes,
         _pad: [0; 3],
     });
-    // C element by element (binding 14) and in vec4s (binding 16): the same buffer.
+    // C in vec4s where its rows are the partials' (N a multiple of 4), else element by element.
+    let (entry, out) = if ld == n {
+        ("sum_splits4", 16)
+    } else {
+        ("sum_splits", 14)
+    };
     gpu.step(
         shader,
-        "sum_splits",
+        entry,
         &[],
-        &[(13, partials), (14, c), (15, params.bind()), (16, c)],
+        &[(13, partials), (out, c), (15, params.bind())],
         cdiv(vec4s, SUPPORT_WG / lanes as u64),
     )
     .await
@@ -349,6 +354,7 @@ pub(crate) fn pipelines(
         }
         all.push(PipelineUse::new(&m, "pad", vec![]));
         all.push(PipelineUse::new(&m, "sum_splits", vec![]));
+        all.push(PipelineUse::new(&m, "sum_splits4", vec![]));
     }
     all
 }

@@ -29,8 +29,8 @@ struct SumParams {
 @group(0) @binding(12) var<uniform> pp: PadParams;
 @group(0) @binding(13) var<storage, read> partials: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read_write> sum_out: array<Out>;    // C (`sum_splits`)
-@group(0) @binding(16) var<storage, read_write> sum_out4: array<Out4>;  // C (`sum_splits4`)
 @group(0) @binding(15) var<uniform> sp: SumParams;
+@group(0) @binding(16) var<storage, read_write> sum_out4: array<Out4>;  // C (`sum_splits4`)
 
 const SUPPORT_WG: u32 = 256u;
 

@@ -87,12 +87,21 @@ impl Speed {
 
 impl Speed {
     /// The comparison in words, against `what`: "1.58x faster than naive", "1.40x slower than
-    /// naive", "as fast as naive within the spread (0.97x)".
+    /// naive", "as fast as naive (0.97x)" where the medians agree within 10%, and where they
+    /// differ more but the spreads overlap, "not clearly faster or slower than naive (median
+    /// ratio 1.74x, but the runs' spreads overlap)": a noisy adapter, such as a CPU's, where a
+    /// ratio printed beside "as fast" read as a contradiction.
     pub fn than(self, what: &str) -> String {
         match self {
             Speed::Faster(x) => format!("{x:.2}x faster than {what}"),
             Speed::Slower(x) => format!("{x:.2}x slower than {what}"),
-            Speed::Same(x) => format!("as fast as {what} within the spread ({x:.2}x)"),
+            Speed::Same(x) if (1.0 / 1.1..=1.1).contains(&x) => {
+                format!("as fast as {what} ({x:.2}x)")
+            }
+            Speed::Same(x) => format!(
+                "not clearly faster or slower than {what} (median ratio {x:.2}x, but the runs' \
+                 spreads overlap)"
+            ),
         }
     }
 }

@@ -326,6 +326,16 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
         Speed::Slower(1.5).than("global"),
         "1.50x slower than global"
     );
+    // Overlapping spreads: "as fast" only where the medians agree within 10%, never beside a
+    // ratio that says otherwise.
+    assert_eq!(Speed::Same(0.97).than("naive"), "as fast as naive (0.97x)");
+    let unclear = Speed::of((1.0, 0.5, 3.0), (1.74, 0.9, 2.0));
+    assert_eq!(unclear, Speed::Same(1.74));
+    assert_eq!(
+        unclear.than("scalar"),
+        "not clearly faster or slower than scalar (median ratio 1.74x, but the runs' spreads \
+         overlap)"
+    );
 }
 
 #[test]

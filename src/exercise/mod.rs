@@ -422,7 +422,8 @@ fn learner_shader(ex: &Exercise, source: &str, cap: u32) -> Shader {
 }
 
 /// The exercise's speed case timed warm: one untimed run, then the median and spread of timed
-/// ones ([`Gpu::measure`]), so that the comparison says "the same within the spread" when it is.
+/// ones ([`Gpu::measure`]), so that the comparison says "not clearly faster or slower" when the
+/// spreads overlap.
 async fn timed(gpu: &Gpu, ex: &Exercise) -> Result<crate::Measured<()>> {
     let m = gpu
         .measure_async(async || (ex.speed)(gpu).await, |s| *s)

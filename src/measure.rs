@@ -89,7 +89,7 @@ impl Speed {
     /// The comparison in words, against `what`: "1.58x faster than naive", "1.40x slower than
     /// naive", "as fast as naive (0.97x)" where the medians agree within 10%, and where they
     /// differ more but the spreads overlap, "not clearly faster or slower than naive (median
-    /// ratio 1.74x, but the runs' spreads overlap)": a noisy adapter, such as a CPU's, where a
+    /// ratio 1.74x; the spreads overlap)": a noisy adapter, such as a CPU's, where a
     /// ratio printed beside "as fast" read as a contradiction.
     pub fn than(self, what: &str) -> String {
         match self {
@@ -99,8 +99,8 @@ impl Speed {
                 format!("as fast as {what} ({x:.2}x)")
             }
             Speed::Same(x) => format!(
-                "not clearly faster or slower than {what} (median ratio {x:.2}x, but the runs' \
-                 spreads overlap)"
+                "not clearly faster or slower than {what} (median ratio {x:.2}x; the spreads \
+                 overlap)"
             ),
         }
     }

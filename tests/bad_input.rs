@@ -333,8 +333,7 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
     assert_eq!(unclear, Speed::Same(1.74));
     assert_eq!(
         unclear.than("scalar"),
-        "not clearly faster or slower than scalar (median ratio 1.74x, but the runs' spreads \
-         overlap)"
+        "not clearly faster or slower than scalar (median ratio 1.74x; the spreads overlap)"
     );
 }
 

@@ -58,9 +58,12 @@ impl<R> Measured<R> {
     }
 }
 
+/// The factor by which two medians must differ before a speed-up or a slow-down is claimed.
+const CLEAR: f64 = 1.1;
+
 /// How one timed run compares with another, said so that a rerun says the same: "1.8x faster"
 /// or "1.4x slower" only when the two spreads do not overlap and the medians differ by more
-/// than 10%; otherwise "the same within the spread".
+/// than 10% ([`CLEAR`]); otherwise no difference the measurement can tell.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Speed {
     /// Faster by this factor (> 1).
@@ -75,9 +78,9 @@ impl Speed {
     /// Compare (median, min, max) seconds of `a` with those of `b`.
     pub fn of(a: (f64, f64, f64), b: (f64, f64, f64)) -> Speed {
         let ratio = b.0 / a.0;
-        if a.2 < b.1 && ratio > 1.1 {
+        if a.2 < b.1 && ratio > CLEAR {
             Speed::Faster(ratio)
-        } else if a.1 > b.2 && ratio < 1.0 / 1.1 {
+        } else if a.1 > b.2 && ratio < 1.0 / CLEAR {
             Speed::Slower(1.0 / ratio)
         } else {
             Speed::Same(ratio)
@@ -95,7 +98,7 @@ impl Speed {
         match self {
             Speed::Faster(x) => format!("{x:.2}x faster than {what}"),
             Speed::Slower(x) => format!("{x:.2}x slower than {what}"),
-            Speed::Same(x) if (1.0 / 1.1..=1.1).contains(&x) => {
+            Speed::Same(x) if (1.0 / CLEAR..=CLEAR).contains(&x) => {
                 format!("as fast as {what} ({x:.2}x)")
             }
             Speed::Same(x) => format!(

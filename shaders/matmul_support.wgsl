@@ -71,7 +71,9 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
 // splits: 1,024 invocations, 4 workgroups); the host gives such a sum more lanes
 // (`support::sum_lanes`). Consecutive invocations read consecutive vec4s of one partial.
 struct SumOf {
-    i: u32,          // which 4 floats of the partials' m×ld
+    first: u32,      // the workgroup's first 4 floats of the partials' m×ld
+    per: u32,        // how many of 4 floats the workgroup sums (its lane 0's invocations)
+    i: u32,          // which 4 floats this invocation sums: first + its place among the per
     store: bool,     // this invocation stores them (lane 0, inside)
     acc: vec4<f32>,  // their sum over the splits
 }
@@ -80,7 +82,8 @@ fn sum_of_splits(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> SumOf {
     let q = sp.ld / 4u;
     let per = SUPPORT_WG / sp.lanes;  // elements (of 4 floats) per workgroup
     let lane = lid.x / per;
-    let i = (wid.x + wid.y * nwg.x) * per + lid.x % per;
+    let first = (wid.x + wid.y * nwg.x) * per;
+    let i = first + lid.x % per;
     let inside = i < sp.m * q;
     var acc = vec4<f32>(0.0);
     if (inside) {
@@ -99,7 +102,7 @@ fn sum_of_splits(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> SumOf {
         }
         acc = lane_sums[lid.x];
     }
-    return SumOf(i, inside && lane == 0u, acc);
+    return SumOf(first, per, i, inside && lane == 0u, acc);
 }
 
 // The partials' sum into C where N is ragged: C's rows start anywhere, so its elements go out one
@@ -114,16 +117,14 @@ fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_id) lid: vec3<u32>) {
     let s = sum_of_splits(wid, nwg, lid);
-    let per = SUPPORT_WG / sp.lanes;
     workgroupBarrier();  // the lanes' tree is done with lane_sums
-    if (lid.x < per) {
-        lane_sums[lid.x] = s.acc;  // lane 0's sums, element i of the workgroup at lane_sums[i]
+    if (lid.x < s.per) {
+        lane_sums[lid.x] = s.acc;  // lane 0's sums: the workgroup's i-th 4 floats at lane_sums[i]
     }
     workgroupBarrier();
     // The workgroup's 4·per floats of the partials' m×ld, in order.
-    let first = (wid.x + wid.y * nwg.x) * per * 4u;
-    for (var f = lid.x; f < 4u * per; f += SUPPORT_WG) {
-        let p = first + f;
+    for (var f = lid.x; f < 4u * s.per; f += SUPPORT_WG) {
+        let p = 4u * s.first + f;
         let r = p / sp.ld;
         let c = p % sp.ld;
         if (r < sp.m && c < sp.n) {

@@ -3,7 +3,9 @@
 //! families (`src/kernels/F/lesson.rs`); the tour runs lesson 01 (the device query) and then
 //! every family's lessons in number order. `examples/NN_*.rs` each wrap one lesson.
 
-pub use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+pub use crate::family::lesson::{
+    cpu_note, cpu_note_because, rand_f32, Chart, Lesson, Report, Size,
+};
 use crate::kernels::FAMILIES;
 use crate::{Gpu, Result};
 

@@ -146,12 +146,22 @@ impl Lesson {
     }
 }
 
-/// The note every lesson adds on a CPU adapter, where the GPU's speed-ups cannot be measured.
-pub fn cpu_note(gpu: &Gpu) -> &'static str {
+/// The note a workgroup-memory lesson adds on a CPU adapter, where the GPU's speed-ups cannot be
+/// measured ([`cpu_note_because`] with the reason those lessons share).
+pub fn cpu_note(gpu: &Gpu) -> String {
+    cpu_note_because(
+        gpu,
+        "workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold",
+    )
+}
+
+/// " (a CPU adapter: `why`)" on a CPU adapter, else nothing: why a lesson's predicted speed-up
+/// need not show there.
+pub fn cpu_note_because(gpu: &Gpu, why: &str) -> String {
     if gpu.is_cpu() {
-        " (a CPU adapter: workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold)"
+        format!(" (a CPU adapter: {why})")
     } else {
-        ""
+        String::new()
     }
 }
 

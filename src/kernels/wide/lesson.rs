@@ -1,7 +1,7 @@
 //! Lesson 08: wide loads, scalar against vec4, for a copy and a sum.
 
 use super::Width;
-use crate::family::lesson::{Chart, Lesson, Report, Size};
+use crate::family::lesson::{cpu_note_because, Chart, Lesson, Report, Size};
 use crate::family::units::bandwidth;
 use crate::{Gpu, Result};
 
@@ -70,15 +70,17 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
             bandwidth(srun.bytes_per_second())
         ));
     }
-    if gpu.is_cpu() {
-        // llvmpipe and SwiftShader run several invocations in the lanes of one SIMD
-        // instruction, so a scalar load is already wide there (lavapipe on 2 cores: the vec4
-        // copy read from 1.9x slower to 1.7x faster than the scalar one, tour to tour).
-        r.line(format!(
-            "{n} words (a CPU adapter runs several invocations in each SIMD instruction, so its \
-             scalar loads are already wide: the instructions per byte that vec4 saves are a GPU's)"
-        ));
-    }
+    // llvmpipe and SwiftShader run several invocations in the lanes of one SIMD instruction, so
+    // a scalar load is already wide there (lavapipe on 2 cores: the vec4 copy read from 1.9x
+    // slower to 1.7x faster than the scalar one, tour to tour).
+    r.line(format!(
+        "{n} words{}",
+        cpu_note_because(
+            gpu,
+            "several invocations run in each SIMD instruction, so scalar loads are already wide; \
+             the instructions per byte that vec4 saves are a GPU's"
+        )
+    ));
     r.charts.push(chart);
     r.key = format!("vec4 copy {}", g[1].against(&g[0]).than("scalar"));
     Ok(r)

@@ -4,7 +4,7 @@
 //! every family's lessons in number order. `examples/NN_*.rs` each wrap one lesson.
 
 pub use crate::family::lesson::{
-    cpu_note, cpu_note_because, rand_f32, Chart, Lesson, Report, Size,
+    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
 };
 use crate::kernels::FAMILIES;
 use crate::{Gpu, Result};

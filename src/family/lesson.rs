@@ -146,20 +146,20 @@ impl Lesson {
     }
 }
 
-/// The note a workgroup-memory lesson adds on a CPU adapter, where the GPU's speed-ups cannot be
-/// measured ([`cpu_note_because`] with the reason those lessons share).
-pub fn cpu_note(gpu: &Gpu) -> String {
-    cpu_note_because(
-        gpu,
-        "workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold",
-    )
-}
+/// Why the workgroup-memory lessons' speed-ups need not show on a CPU adapter (their `why` for
+/// [`size_note`]).
+pub const WORKGROUP_MEMORY_ON_A_CPU: &str = "workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold";
 
-/// " (a CPU adapter: `why`)" on a CPU adapter, else nothing: why a lesson's predicted speed-up
-/// need not show there.
-pub fn cpu_note_because(gpu: &Gpu, why: &str) -> String {
+/// What a lesson's timed lines cannot show where they ran, said after its sizes: on a CPU
+/// adapter, `why` the speed-up the lesson predicts need not show there; at small sizes on a GPU
+/// (`--quick`, the web page's box), that each launch is too short for it (on the H100 the quick
+/// tour's 64³ matmuls took 5–10 µs, and the matrix units read 2.16x slower than f32 there, call
+/// t in benchmarks/h100-2026-11-25-passes); else nothing.
+pub fn size_note(gpu: &Gpu, size: Size, why: &str) -> String {
     if gpu.is_cpu() {
         format!(" (a CPU adapter: {why})")
+    } else if size == Size::Quick {
+        " (small sizes: on a GPU each launch takes a few microseconds, too short for the speed-ups the lesson predicts, which GPU-sized inputs show)".to_string()
     } else {
         String::new()
     }

@@ -1,7 +1,9 @@
 //! Lesson 09: the blur and its compute-to-global-memory-access ratio (PMPP fig 4.1).
 
 use super::{reference, verify, Variant};
-use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{
+    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
+};
 use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
 
@@ -64,7 +66,7 @@ pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     r.charts.push(chart);
     r.line(format!(
         "{w}×{h}, BLUR_SIZE 2 (5×5 window){}",
-        cpu_note(gpu)
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
     Ok(r)
 }

@@ -5,7 +5,9 @@
 
 use super::tiled::TiledTiling;
 use super::{f32_bound, verify, verify_sampled, Precision, Selection, Shape, Variant};
-use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{
+    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
+};
 use crate::limits::{DeviceProfile, Limits};
 use crate::plan::{residency, KernelUse, Planner};
 use crate::{Gpu, Result};
@@ -103,7 +105,10 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         }
     }
     r.charts = vec![ratio, speed];
-    r.line(format!("{n}³{}", cpu_note(gpu)));
+    r.line(format!(
+        "{n}³{}",
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+    ));
     Ok(r)
 }
 
@@ -310,7 +315,10 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         "error bound: f32 accumulation 1e-5·√K·Σ|a·b| plus C rounded to f16, 2⁻¹¹·Σ|a·b|; f32 data computed in f16 (--compute f16) adds 2⁻⁹·Σ|a·b| for the rounding of A and B (at K = {n}: {:.1e} of Σ|a·b| in all)",
         f32_bound(n, 1.0) + 2f64.powi(-11) + 2f64.powi(-9)
     ));
-    r.line(format!("{n}³{}", cpu_note(gpu)));
+    r.line(format!(
+        "{n}³{}",
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+    ));
     r.key = match best {
         Some((v, vs)) => format!("f16 {} {vs}", v.name()),
         None => "no f16 on this adapter".into(),

@@ -3,7 +3,9 @@
 //! shows each step's bandwidth next to the previous one.
 
 use super::{Op, Variant};
-use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{
+    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
+};
 use crate::kernels::wide;
 use crate::{Gpu, Result};
 
@@ -88,7 +90,7 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     r.charts.push(chart);
     r.line(format!(
         "sum of {n} f32 (error bound {bound:.2e}){}",
-        cpu_note(gpu)
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
     r.key = format!("best {}", crate::family::units::bandwidth(best * 1e9));
     Ok(r)

@@ -1,7 +1,9 @@
 //! Lesson 06: bank conflicts in a transposed tile, and the padding that removes them.
 
 use super::Variant;
-use crate::family::lesson::{cpu_note, rand_f32, Chart, Lesson, Report, Size};
+use crate::family::lesson::{
+    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
+};
 use crate::family::units::{bandwidth, time};
 use crate::{Gpu, Result};
 
@@ -65,6 +67,9 @@ pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         "padding: {}",
         measured[2].against(&measured[1]).than("the unpadded tile")
     );
-    r.line(format!("{m}×{n}{}", cpu_note(gpu)));
+    r.line(format!(
+        "{m}×{n}{}",
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+    ));
     Ok(r)
 }

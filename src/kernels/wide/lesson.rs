@@ -1,7 +1,7 @@
 //! Lesson 08: wide loads, scalar against vec4, for a copy and a sum.
 
 use super::Width;
-use crate::family::lesson::{cpu_note_because, Chart, Lesson, Report, Size};
+use crate::family::lesson::{size_note, Chart, Lesson, Report, Size};
 use crate::family::units::bandwidth;
 use crate::{Gpu, Result};
 
@@ -75,8 +75,9 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     // slower to 1.7x faster than the scalar one, tour to tour).
     r.line(format!(
         "{n} words{}",
-        cpu_note_because(
+        size_note(
             gpu,
+            size,
             "several invocations run in each SIMD instruction, so scalar loads are already wide; \
              the instructions per byte that vec4 saves are a GPU's"
         )

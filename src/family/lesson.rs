@@ -153,7 +153,7 @@ pub const WORKGROUP_MEMORY_ON_A_CPU: &str = "workgroup memory is ordinary RAM an
 /// What a lesson's timed lines cannot show where they ran, said after its sizes: on a CPU
 /// adapter, `why` the speed-up the lesson predicts need not show there; at small sizes on a GPU
 /// (`--quick`, the web page's box), that each launch is too short for it (on the H100 the quick
-/// tour's 64³ matmuls took 5–10 µs, and the matrix units read 2.16x slower than f32 there, call
+/// tour's 64³ matmuls took 4.7–10 µs, and the matrix units read 2.16x slower than f32 there, call
 /// t in benchmarks/h100-2026-11-25-passes); else nothing.
 pub fn size_note(gpu: &Gpu, size: Size, why: &str) -> String {
     if gpu.is_cpu() {

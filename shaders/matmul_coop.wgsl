@@ -7,8 +7,9 @@
 //   (BM×BK) and of B (BK×BN) in workgroup memory as f16, double-buffered with one barrier per
 //   slice, while the global loads of the slice after next are in flight in registers (one
 //   slice ahead, as in matmul_pipelined.wgsl, is not enough for the matrix units); the blocks
-//   for few columns, and the block for few rows where its splits are deep (GROUP = 4, set by
-//   the host: coop.rs, `group_at`), issue the loads of four slices at once, a group ahead;
+//   for few columns or few rows, and the 32×512 block where its splits are deep (GROUP = 4, set
+//   by the host: coop.rs, `BLOCKS` and `group_at`), issue the loads of four slices at once, a
+//   group ahead;
 // - each subgroup owns a 32×64 part of the block: 2×4 accumulator fragments of 16×16 f32 held in
 //   its registers for the whole of K (the register tile of the blocked kernel, spread over the
 //   subgroup's invocations by the hardware);
@@ -303,7 +304,8 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
     if (GROUP == 4u) {
         // In groups of four slices (the blocks for few columns, where the product is bound by
-        // reading A, and 32×512 over deep splits, bound by reading B): the loads of group g+1
+        // reading A, and those for few rows, 32×512 over deep splits among them, bound by
+        // reading B): the loads of group g+1
         // go out together as group g starts, so each row of A is read 4·BK halves deep at
         // once, not 32 bytes at a time, and they have three slices of work to arrive in before
         // the first of them is staged. Past the last slice

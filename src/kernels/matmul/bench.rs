@@ -119,13 +119,15 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
 
 /// Shapes no set above holds and the tuner never times (`--filter matmul-unseen`, never in a
 /// plain run): a matrix-vector product and skinny products of model layers, a language model's
-/// output head (GPT-2 XL's: 1,600 wide, a vocabulary of 50,257, so N is ragged), a ragged cube
-/// and a wide rectangle.
-pub const UNSEEN: [(usize, usize, usize); 7] = [
+/// output head (GPT-2 XL's: 1,600 wide, a vocabulary of 50,257, so N is ragged), a ragged cube,
+/// a wide rectangle, and a product with a C of 128 columns.
+pub const UNSEEN: [(usize, usize, usize); 9] = [
     (1, 11008, 4096),
     (1, 1600, 50257),
     (4, 14336, 4096),
     (32, 4096, 11008),
+    (64, 11008, 4096),
+    (8192, 8192, 128),
     (777, 1234, 2345),
     (2048, 8192, 2048),
     (4096, 4096, 11008),

@@ -172,17 +172,23 @@ impl CoopTiling {
 /// The blocks of 64 columns load four slices at once (GROUP = 4): where C has few columns the
 /// product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each slice, ran
 /// 8192×8192×64 in 103 µs against 124 on the H100 (256×64; 128×64: 95 against 119;
-/// BENCHMARKS.md, 2026-11-24). The others load a slice at a time: two groups of loads in flight
-/// would take 128×256's 512 invocations past the registers a workgroup of 512 may have (4096³:
-/// 201 against 246 TFLOP/s).
+/// BENCHMARKS.md, 2026-11-24). So do 128×128×16, for a C of 65 to 128 columns (8192×8192×128
+/// 110 µs against 128×128×32's 131 and 128×256's 152), and 64×128×16, for an A of 33 to 64 rows,
+/// where B is what is read (64×8192×8192 68 µs against 32×512's 77 and 128×256's 90; H100,
+/// BENCHMARKS.md, 2026-11-26): blocks of 256 and 128 invocations, whose registers have room for
+/// two groups in flight. 128×256 loads a slice at a time: two groups of loads in flight would
+/// take its 512 invocations past the registers a workgroup of 512 may have (4096³: 201 against
+/// 246 TFLOP/s).
 ///
 /// The 32×512 block loads in groups too where each split is at least [`DEEP_SLICES`] slices
 /// deep ([`group_at`]), its GROUP set at launch from the plan's split.
-const BLOCKS: [(u32, u32, u32, u32); 8] = [
+const BLOCKS: [(u32, u32, u32, u32); 10] = [
     (128, 256, 16, 1),
     (256, 128, 16, 1),
     (256, 64, 16, 4),
     (128, 64, 16, 4),
+    (128, 128, 16, 4),
+    (64, 128, 16, 4),
     (32, 512, 16, 1),
     (128, 128, 32, 1),
     (64, 128, 32, 1),

@@ -304,17 +304,16 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
     var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
     if (GROUP == 4u) {
         // In groups of four slices (the blocks for few columns, where the product is bound by
-        // reading A, and those for few rows, 32×512 over deep splits among them, bound by
-        // reading B): the loads of group g+1
-        // go out together as group g starts, so each row of A is read 4·BK halves deep at
-        // once, not 32 bytes at a time, and they have three slices of work to arrive in before
-        // the first of them is staged. Past the last slice
-        // a group's loads give zeros, multiplied into nothing. H100 (BENCHMARKS.md,
-        // 2026-11-24), µs against a slice at a time: 8192×8192×64 103 against 124,
-        // 16384×8192×64 182 against 229; but 1000×4104×60, in 29 splits of 9 slices that the
-        // groups pad to 12, 22.9 against 21.2. Running only the slices there are (uniform
-        // branches around the last three) cost 3% at 8192×8192×64, and choosing the loop by
-        // the split's depth (both loops in one pipeline) 2–4% on the shapes that group.
+        // reading A, and those for few rows, 32×512 over deep splits among them, bound by reading
+        // B): the loads of group g+1 go out together as group g starts, so each row of A is read
+        // 4·BK halves deep at once, not 32 bytes at a time, and they have three slices of work to
+        // arrive in before the first of them is staged. Past the last slice a group's loads give
+        // zeros, multiplied into nothing. H100 (BENCHMARKS.md, 2026-11-24), µs against a slice at
+        // a time: 8192×8192×64 103 against 124, 16384×8192×64 182 against 229; but 1000×4104×60,
+        // in 29 splits of 9 slices that the groups pad to 12, 22.9 against 21.2. Running only the
+        // slices there are (uniform branches around the last three) cost 3% at 8192×8192×64, and
+        // choosing the loop by the split's depth (both loops in one pipeline) 2–4% on the shapes
+        // that group.
         let o = origins(me, row0, col0);
         let inside = (k_end - k_begin) / BK;  // slices wholly inside K
         var group = fetch_first_group(o, me, row0, col0, k_begin, k_end);

@@ -119,17 +119,17 @@ fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
 }
 
 /// The cooperative kernel's blocks ranked by the wave model (the whole blocks' multiply-adds,
-/// overhang included, times each block's rate): on the H100 the fastest block depends on how
-/// many columns C has (BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel",
-/// medians of every block, µs): 128×64 to 64 columns (8192×8192×64: 96 against 256×64's 103
-/// and 128×256's 157), 128×256 from 192 (8192×8192×256: 173 against 128×128×32's 217) and at
-/// the squares, 32×512 for an A of 24 rows (73 against 81); and since 2026-11-26 (BENCHMARKS.md,
-/// "two more blocks in groups") 128×128×16 in groups from 65 to 128 columns (8192×8192×128: 110
-/// against 128×128×32's 131 and 128×256's 152) and 64×128×16 in groups for an A of 33 to 64
-/// rows (64×8192×8192: 68 against 32×512's 77 and 128×256's 90). With the H100's shipped rates
-/// the planner picks each of those; with no rates at all (a GPU nobody tuned) each block's rate
-/// is taken from its reuse, and the planner still picks the wide and tall blocks where they
-/// belong. Pure planning.
+/// overhang included, times each block's rate): on the H100 the fastest block depends on how many
+/// columns C has (BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel", medians of
+/// every block, µs): 128×64 to 64 columns (8192×8192×64: 96 against 256×64's 103 and 128×256's
+/// 157), 128×256 from 192 (8192×8192×256: 173 against 128×128×32's 217) and at the squares, 32×512
+/// for an A of 24 rows (73 against 81); and since 2026-11-26 (BENCHMARKS.md, "two more cooperative
+/// blocks that load in groups") 128×128×16 in groups from 65 to 128 columns (8192×8192×128: 110
+/// against 128×128×32's 131 and 128×256's 152) and 64×128×16 in groups for an A of 33 to 64 rows
+/// (64×8192×8192: 68 against 32×512's 77 and 128×256's 90). With the H100's shipped rates the
+/// planner picks each of those; with no rates at all (a GPU nobody tuned) each block's rate is
+/// taken from its reuse, and the planner still picks the wide and tall blocks where they belong.
+/// Pure planning.
 #[test]
 fn the_cooperative_block_follows_the_columns_of_c() {
     let caps = caps(vec![FRAGMENT], [32, 32]);

@@ -29,6 +29,9 @@ pub struct Report {
     /// FMA ceiling, FLOP per second.
     #[serde(default)]
     pub compute_ceiling: f64,
+    /// Matrix-unit ceiling, FLOP per second (0 where the adapter has no cooperative matrices).
+    #[serde(default)]
+    pub matrix_ceiling: f64,
     /// Every kernel.
     pub entries: Vec<Entry>,
     /// Cases this adapter cannot run, with the reason (`name: reason`).
@@ -63,7 +66,8 @@ impl Report {
     }
 }
 
-/// The ceilings: a vec4 copy far larger than the last-level cache, and eight FMA chains.
+/// The ceilings: a vec4 copy far larger than the last-level cache, eight FMA chains, and where
+/// the adapter has cooperative matrices eight independent products per subgroup on them.
 fn ceilings(b: &mut Bench<'_>) -> Result<()> {
     let gpu = b.gpu;
     let words = b
@@ -101,6 +105,36 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
             let t = gpu.fma_ceiling(&sink, groups, iters)?;
             Ok((t.seconds, true, "WG=256, 8 chains".into()))
         },
+    )?;
+    drop(sink);
+    // 4 workgroups of 256 per multiprocessor of the H100 (132), each run a few milliseconds there.
+    let (iters, groups) = (b.pick(64, 4096) as u32, b.pick(8, 132 * 4) as u32);
+    let (len, ops) = match (
+        gpu.matrix_ceiling_sink_len(groups),
+        gpu.matrix_ceiling_flops(groups, iters),
+    ) {
+        (Ok(len), Ok(ops)) => (len, ops),
+        (Err(e), _) | (_, Err(e)) => {
+            b.skipped.push(format!("ceiling/matrix: {e}"));
+            return Ok(());
+        }
+    };
+    let sink = gpu.alloc::<f32>("matrix sink", len)?;
+    b.measure(
+        "ceiling/matrix",
+        format!("{groups}x256x{iters}x8"),
+        0,
+        ops,
+        Bound::Matrix,
+        |check| {
+            let t = gpu.matrix_ceiling(&sink, groups, iters)?;
+            let ok = !check || gpu.matrix_ceiling_verified(&sink, groups, iters)?;
+            Ok((
+                t.seconds,
+                ok,
+                "16x16x16 f16->f32, 8 products per subgroup".into(),
+            ))
+        },
     )
 }
 
@@ -126,10 +160,12 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
     let find = |name: &str| b.entries.iter().find(|e| e.name == name);
     let bw = find("ceiling/copy-vec4").map_or(0.0, |e| e.bytes_per_second);
     let fl = find("ceiling/fma").map_or(0.0, |e| e.ops_per_second);
+    let mx = find("ceiling/matrix").map_or(0.0, |e| e.ops_per_second);
     for e in &mut b.entries {
         e.percent_of_ceiling = match e.bound {
             Bound::Memory if bw > 0.0 => 100.0 * e.bytes_per_second / bw,
             Bound::Compute if fl > 0.0 => 100.0 * e.ops_per_second / fl,
+            Bound::Matrix if mx > 0.0 => 100.0 * e.ops_per_second / mx,
             _ => 0.0,
         };
     }
@@ -141,6 +177,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
         clock: gpu.clock().to_string(),
         bandwidth_ceiling: bw,
         compute_ceiling: fl,
+        matrix_ceiling: mx,
         entries: b.entries,
         skipped: b.skipped,
         bandwidth_ceiling_gbps: None,
@@ -153,12 +190,13 @@ impl Report {
     pub fn table(&self) -> String {
         use std::fmt::Write as _;
         let mut s = format!(
-            "adapter: {} | {} | timing: {}\nceilings: copy {}, FMA {}\n",
+            "adapter: {} | {} | timing: {}\nceilings: copy {}, FMA {}{}\n",
             self.adapter,
             self.driver,
             self.clock,
             units::bandwidth(self.bandwidth_ceiling),
-            units::flops(self.compute_ceiling)
+            units::flops(self.compute_ceiling),
+            self.matrix_ceiling_text()
         );
         let _ = writeln!(
             s,
@@ -167,7 +205,7 @@ impl Report {
         );
         for e in &self.entries {
             let rate = match e.bound {
-                Bound::Compute => units::flops(e.ops_per_second),
+                Bound::Compute | Bound::Matrix => units::flops(e.ops_per_second),
                 Bound::Memory => units::ops(e.ops_per_second),
             };
             let _ = writeln!(
@@ -190,6 +228,15 @@ impl Report {
             );
         }
         s
+    }
+
+    /// `, matrix units X` where this run measured them, else nothing.
+    pub fn matrix_ceiling_text(&self) -> String {
+        if self.matrix_ceiling > 0.0 {
+            format!(", matrix units {}", units::flops(self.matrix_ceiling))
+        } else {
+            String::new()
+        }
     }
 
     /// This run against an earlier one: ratio of medians (earlier / now, > 1 = faster now).

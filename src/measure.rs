@@ -63,7 +63,7 @@ const CLEAR: f64 = 1.1;
 
 /// How one timed run compares with another, said so that a rerun says the same: "1.8x faster"
 /// or "1.4x slower" only when the two spreads do not overlap and the medians differ by more
-/// than 10% ([`CLEAR`]); otherwise no difference the measurement can tell.
+/// than 10%; otherwise no difference the measurement can tell.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Speed {
     /// Faster by this factor (> 1).

@@ -621,3 +621,52 @@ fn small_coop_blocks_are_held_by_their_workgroup_memory() {
     assert_eq!(splits(64, 4096, 4096, "64x128x32"), 4);
     assert_eq!(splits(8192, 8192, 64, "64x64x32"), 2);
 }
+
+/// The matrix units' ceiling (`tilekit bench`'s `ceiling/matrix`) runs exactly where the
+/// cooperative kernel can: on the H100 every subgroup's accumulators, in a sink poisoned first,
+/// come back as `iterations · A·B` (the check `Gpu::matrix_ceiling_verified` makes, itself shown
+/// to fail on the poisoned sink and on a run of other iterations); on lavapipe, which lists no
+/// cooperative matrices, it is a typed error naming what is missing.
+#[test]
+fn the_matrix_ceiling_runs_exactly_where_the_cooperative_kernel_can() {
+    let g = gpu();
+    let has_coop =
+        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let (groups, iterations) = (5, 37);
+    if !has_coop {
+        let e = g.matrix_ceiling_sink_len(groups).unwrap_err();
+        assert!(
+            matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("COOPERATIVE_MATRIX") || text.contains("SHADER_F16"),
+            "{text}"
+        );
+        assert!(g.matrix_ceiling_flops(groups, iterations).is_err());
+        return;
+    }
+    let len = g.matrix_ceiling_sink_len(groups).unwrap();
+    let sink = g.alloc::<f32>("sink", len).unwrap();
+    assert!(
+        !g.matrix_ceiling_verified(&sink, groups, iterations)
+            .unwrap(),
+        "a poisoned sink passed the check"
+    );
+    g.matrix_ceiling(&sink, groups, iterations).unwrap();
+    assert!(g
+        .matrix_ceiling_verified(&sink, groups, iterations)
+        .unwrap());
+    assert!(!g
+        .matrix_ceiling_verified(&sink, groups, iterations + 1)
+        .unwrap());
+    let subgroups = 256 / g.caps().subgroup_sizes[0] as u64;
+    assert_eq!(
+        g.matrix_ceiling_flops(groups, iterations).unwrap(),
+        groups as u64 * subgroups * iterations as u64 * 8 * 2 * 4096
+    );
+    // A sink too short is refused, never written past.
+    let short = g.alloc::<f32>("short sink", len - 1).unwrap();
+    assert!(g.matrix_ceiling(&short, groups, iterations).is_err());
+}

@@ -38,8 +38,11 @@ impl Config {
 pub enum Bound {
     /// Memory bandwidth.
     Memory,
-    /// Arithmetic.
+    /// Arithmetic on the scalar units (the FMA ceiling).
     Compute,
+    /// Arithmetic on the matrix units (the cooperative-matrix ceiling), where the adapter has
+    /// them.
+    Matrix,
 }
 
 /// One kernel's result (JSON in SI base units: seconds, bytes per second, operations per

@@ -62,15 +62,19 @@ pub(crate) fn roofline(r: &BenchReport) -> String {
         .collect();
     let bw = (r.bandwidth_ceiling / 1e9).max(1e-3);
     let fl = (r.compute_ceiling / 1e9).max(1e-3);
+    // The matrix units' roof, where this run measured them (the cooperative kernel's figures
+    // sit under it, above the FMA roof).
+    let mx = (r.matrix_ceiling > 0.0).then(|| r.matrix_ceiling / 1e9);
+    let top = mx.unwrap_or(fl).max(fl);
     let xmin = pts.iter().map(|p| p.1).fold(0.1f64, f64::min) / 2.0;
     let xmax = pts
         .iter()
         .map(|p| p.1)
-        .fold(fl / bw * 10.0, f64::max)
+        .fold(top / bw * 10.0, f64::max)
         .max(1.0)
         * 2.0;
     let ymin = pts.iter().map(|p| p.2).fold(fl, f64::min).max(1e-3) / 2.0;
-    let ymax = fl * 3.0;
+    let ymax = top * 3.0;
     let mut svg = String::new();
     let (w, h) = (1000u32, 640u32);
     {
@@ -97,12 +101,25 @@ pub(crate) fn roofline(r: &BenchReport) -> String {
             })
             .collect();
         let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
+        if let Some(mx) = mx {
+            let roof: Vec<(f64, f64)> = (0..=200)
+                .map(|i| {
+                    let x = xmin * (xmax / xmin).powf(i as f64 / 200.0);
+                    (x, (x * bw).min(mx))
+                })
+                .collect();
+            let _ = chart.draw_series(LineSeries::new(roof, BLUE.stroke_width(2)));
+        }
         let (px0, py0) = chart.backend_coord(&(xmin, ymax));
         let (px1, py1) = chart.backend_coord(&(xmax, ymin));
-        let ceiling_label = format!(
-            "ceilings measured in this run: copy {:.0} GB/s, f32 FMA {:.0} GFLOP/s (f16 on matrix units can pass it)",
-            bw, fl
-        );
+        let ceiling_label = match mx {
+            Some(mx) => format!(
+                "ceilings measured in this run: copy {bw:.0} GB/s, f32 FMA {fl:.0} GFLOP/s (black), matrix units {mx:.0} GFLOP/s (blue)"
+            ),
+            None => format!(
+                "ceilings measured in this run: copy {bw:.0} GB/s, f32 FMA {fl:.0} GFLOP/s (f16 on matrix units can pass it)"
+            ),
+        };
         let anchors: Vec<(i32, i32, String)> = pts
             .iter()
             .map(|(name, x, y)| {
@@ -159,9 +176,9 @@ fn svg_error(msg: &str) -> String {
     )
 }
 
-/// Whether a bench entry is compute-bound (for the charts).
+/// Whether a bench entry is compute-bound, on either kind of unit (for the charts).
 pub(crate) fn is_compute(b: Bound) -> bool {
-    b == Bound::Compute
+    matches!(b, Bound::Compute | Bound::Matrix)
 }
 
 /// The HTML report of a bench run: the ceilings, every kernel against them, what was skipped,
@@ -169,10 +186,11 @@ pub(crate) fn is_compute(b: Bound) -> bool {
 pub(crate) fn bench_html(r: &BenchReport, summary: &crate::gpu::AdapterSummary) -> String {
     use crate::family::units;
     let mut b = format!(
-        "<h1>tilekit bench</h1>{}<p>Ceilings measured in this run: copy {}, FMA {}. Timing: {}.</p>",
+        "<h1>tilekit bench</h1>{}<p>Ceilings measured in this run: copy {}, FMA {}{}. Timing: {}.</p>",
         adapter_line(summary),
         units::bandwidth(r.bandwidth_ceiling),
         units::flops(r.compute_ceiling),
+        escape(&r.matrix_ceiling_text()),
         escape(&r.clock)
     );
     b += "<table><tr><th>kernel</th><th>size</th><th>median</th><th>bandwidth</th><th>rate</th><th>% of ceiling</th><th>result</th><th>plan</th></tr>";
@@ -206,7 +224,33 @@ pub(crate) fn bench_html(r: &BenchReport, summary: &crate::gpu::AdapterSummary) 
 
 #[cfg(test)]
 mod tests {
-    use super::place_labels;
+    use super::{place_labels, roofline};
+    use crate::bench::Report;
+
+    /// Where a run measured the matrix units, the chart draws their roof above the FMA roof and
+    /// names both; where it did not, the FMA roof alone, with the note that f16 can pass it.
+    #[test]
+    fn the_roofline_draws_the_matrix_units_roof_where_the_run_measured_it() {
+        let report = |matrix: f64| {
+            let entry = r#"{"name": "matmul-f16/shape/4096x4096x4096", "size": "4096³",
+                "plan": "coop 128x256x16", "median_s": 0.000566, "spread_s": [0.000565, 0.00057],
+                "repeats_s": [0.000566], "bytes": 100663296, "ops": 137438953472,
+                "bytes_per_second": 1.78e11, "ops_per_second": 2.43e14, "bound": "matrix",
+                "percent_of_ceiling": 36.8, "verified": true}"#;
+            let text = format!(
+                r#"{{"schema": 1, "adapter": "H100", "driver": "Vulkan", "clock": "GPU timestamps",
+                "bandwidth_ceiling": 2.81e12, "compute_ceiling": 5.53e13,
+                "matrix_ceiling": {matrix}, "entries": [{entry}], "skipped": []}}"#
+            );
+            Report::from_json(&text).unwrap()
+        };
+        let with = roofline(&report(6.6e14));
+        assert!(with.contains("matrix units 660000 GFLOP/s"), "{with}");
+        assert!(with.contains("#0000FF"), "no blue roof");
+        let without = roofline(&report(0.0));
+        assert!(without.contains("f16 on matrix units can pass it"));
+        assert!(!without.contains("#0000FF"));
+    }
 
     #[test]
     fn roofline_labels_never_overlap_nor_leave_the_chart() {

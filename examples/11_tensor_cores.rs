@@ -78,6 +78,23 @@ fn main() -> tilekit::Result<()> {
                 "verified"
             }
         );
+        if v == Variant::COOP {
+            // The matrix units alone: each subgroup multiplies its grid of fragments from
+            // registers, nothing loaded. What the kernel lacks of it is what feeding them costs.
+            let (groups, iterations) = (528, if quick { 512 } else { 4096 });
+            let sink = gpu.alloc::<f32>("sink", gpu.matrix_ceiling_sink_len(groups)?)?;
+            let units = gpu.measure(
+                || gpu.matrix_ceiling(&sink, groups, iterations),
+                |t| t.seconds,
+            )?;
+            assert!(gpu.matrix_ceiling_verified(&sink, groups, iterations)?);
+            let rate = gpu.matrix_ceiling_flops(groups, iterations)? as f64 / units.median;
+            println!(
+                "matrix units alone {:>19.1} TFLOP/s  (coop reaches {:.1}% of it)",
+                rate / 1e12,
+                100.0 * shape.flops() as f64 / m.median / rate
+            );
+        }
     }
     Ok(())
 }

@@ -280,6 +280,7 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     }
     // f16: on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices).
     let mut best = None;
+    let mut coop_rate = None;
     let (da, db) = (
         gpu.upload_async("A", &a16).await?,
         gpu.upload_async("B", &b16).await?,
@@ -309,7 +310,35 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
             crate::family::units::flops(run.flop_per_second())
         ));
         speed.bars.push((v.name().into(), run.gflops(), None));
+        if v == Variant::COOP {
+            coop_rate = Some(run.flop_per_second());
+        }
         best = Some((v, vs));
+    }
+    // The matrix units alone: each subgroup multiplies its grid of fragments from registers,
+    // nothing loaded (`ceiling/matrix` of `tilekit bench`). What the kernel lacks of it is what
+    // feeding them costs: on the H100 the units alone run 660 TFLOP/s, as fast as cuBLAS, and fed
+    // as this kernel feeds them without any global load 360 (BENCHMARKS.md, 2026-11-26).
+    if let Some(coop) = coop_rate {
+        let (groups, iterations) = (528, size.pick(512, 4096));
+        let sink = gpu
+            .alloc_async::<f32>("matrix sink", gpu.matrix_ceiling_sink_len(groups)?)
+            .await?;
+        let m = gpu
+            .measure_async(
+                async || gpu.matrix_ceiling_async(&sink, groups, iterations).await,
+                |t| t.seconds,
+            )
+            .await?;
+        r.verified &= gpu
+            .matrix_ceiling_verified_async(&sink, groups, iterations)
+            .await?;
+        let units = gpu.matrix_ceiling_flops(groups, iterations)? as f64 / m.median;
+        r.line(format!(
+            "the matrix units alone (fragments in registers, nothing loaded): {} | coop reaches {:.0}% of it; the rest goes to feeding them (fragment loads from workgroup memory, a barrier per slice, staging, global loads)",
+            crate::family::units::flops(units),
+            100.0 * coop / units
+        ));
     }
     r.line(format!(
         "error bound: f32 accumulation 1e-5·√K·Σ|a·b| plus C rounded to f16, 2⁻¹¹·Σ|a·b|; f32 data computed in f16 (--compute f16) adds 2⁻⁹·Σ|a·b| for the rounding of A and B (at K = {n}: {:.1e} of Σ|a·b| in all)",

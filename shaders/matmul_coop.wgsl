@@ -80,6 +80,8 @@ override AS4: u32 = (BK + 8u) / 4u;
 override BS4: u32 = (BN + 8u) / 4u;
 override SUBGROUPS_N: u32 = BN / WN;
 override INVOCATIONS: u32 = (BM / WM) * (BN / WN) * SG;
+// Every override comes before the arrays below: naga 30.0.1 panics applying the pipeline
+// constants of a module that declares one after an override-sized array (docs/wgpu-notes.md 15).
 
 // The fragment loads need rows that start on 16 bytes. The driver lays the workgroup variables
 // out one after the other (on the H100 the last declared first), so a further variable must be a

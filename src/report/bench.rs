@@ -94,21 +94,18 @@ pub(crate) fn roofline(r: &BenchReport) -> String {
             .x_desc("operations per byte of global memory")
             .y_desc("G operations / s")
             .draw();
-        let roof: Vec<(f64, f64)> = (0..=200)
-            .map(|i| {
-                let x = xmin * (xmax / xmin).powf(i as f64 / 200.0);
-                (x, (x * bw).min(fl))
-            })
-            .collect();
-        let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
-        if let Some(mx) = mx {
-            let roof: Vec<(f64, f64)> = (0..=200)
+        // A roof: the bandwidth slope up to a ceiling of `top` G operations/s.
+        let roof = |top: f64| -> Vec<(f64, f64)> {
+            (0..=200)
                 .map(|i| {
                     let x = xmin * (xmax / xmin).powf(i as f64 / 200.0);
-                    (x, (x * bw).min(mx))
+                    (x, (x * bw).min(top))
                 })
-                .collect();
-            let _ = chart.draw_series(LineSeries::new(roof, BLUE.stroke_width(2)));
+                .collect()
+        };
+        let _ = chart.draw_series(LineSeries::new(roof(fl), BLACK.stroke_width(2)));
+        if let Some(mx) = mx {
+            let _ = chart.draw_series(LineSeries::new(roof(mx), BLUE.stroke_width(2)));
         }
         let (px0, py0) = chart.backend_coord(&(xmin, ymax));
         let (px1, py1) = chart.backend_coord(&(xmax, ymin));

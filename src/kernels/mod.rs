@@ -63,10 +63,6 @@ fn infrastructure_modules() -> Vec<Module> {
             needs: wgpu::Features::empty(),
         },
         Module {
-            shader: crate::ceiling::matrix_ceiling_shader(),
-            needs: matmul::Variant::COOP.needs(),
-        },
-        Module {
             shader: crate::convert::convert_shader(),
             needs: wgpu::Features::empty(),
         },
@@ -79,7 +75,7 @@ pub fn families() -> Vec<(&'static str, &'static str)> {
 }
 
 /// Every shader module tilekit builds: each family's, then the infrastructure's (the poison
-/// fill, the FMA and matrix-unit ceilings, the f32 ↔ f16 conversion), with the optional features each needs.
+/// fill, the FMA ceiling, the f32 ↔ f16 conversion), with the optional features each needs.
 pub fn modules() -> Vec<Module> {
     let mut all: Vec<Module> = FAMILIES.iter().flat_map(|f| f.modules()).collect();
     all.extend(infrastructure_modules());

@@ -12,6 +12,7 @@
 
 mod api;
 pub mod blocked;
+mod ceiling;
 pub mod coop;
 pub mod gemv;
 pub mod naive;
@@ -438,7 +439,8 @@ impl Family for Matmul {
     }
 
     fn modules(&self) -> Vec<Module> {
-        let mut all: Vec<Module> = Vec::new();
+        // The matrix units' ceiling sits with the kernel it is the ceiling of.
+        let mut all: Vec<Module> = vec![ceiling::module()];
         for v in VARIANTS {
             for m in v.modules() {
                 if !all.iter().any(|x| x.shader.name == m.shader.name) {

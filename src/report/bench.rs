@@ -94,19 +94,22 @@ pub(crate) fn roofline(r: &BenchReport) -> String {
             .x_desc("operations per byte of global memory")
             .y_desc("G operations / s")
             .draw();
-        // A roof: the bandwidth slope up to a ceiling of `top` G operations/s.
+        // A roof: the bandwidth slope up to a ceiling of `top` G operations/s, from where it
+        // enters the chart.
         let roof = |top: f64| -> Vec<(f64, f64)> {
             (0..=200)
                 .map(|i| {
                     let x = xmin * (xmax / xmin).powf(i as f64 / 200.0);
                     (x, (x * bw).min(top))
                 })
+                .filter(|&(_, y)| y >= ymin)
                 .collect()
         };
-        let _ = chart.draw_series(LineSeries::new(roof(fl), BLACK.stroke_width(2)));
+        // The matrix units' roof first, so that the FMA roof's slope, which it shares, shows.
         if let Some(mx) = mx {
             let _ = chart.draw_series(LineSeries::new(roof(mx), BLUE.stroke_width(2)));
         }
+        let _ = chart.draw_series(LineSeries::new(roof(fl), BLACK.stroke_width(2)));
         let (px0, py0) = chart.backend_coord(&(xmin, ymax));
         let (px1, py1) = chart.backend_coord(&(xmax, ymin));
         let ceiling_label = match mx {

@@ -5,10 +5,13 @@ use super::{adapter_line, escape, page, verified};
 use crate::bench::{Bound, Report as BenchReport};
 use plotters::prelude::*;
 
-/// Place `labels` (anchor pixel positions, text) so that no two overlap: each label sits right
-/// of its point unless that runs past `right`, then left of it; labels are pushed down, in
-/// order of height, until they clear each other and the chart's top. Returns the text's
-/// top-left corners.
+/// The radius of a point's marker on the roofline, in pixels.
+const MARKER: i32 = 5;
+
+/// Place `labels` (anchor pixel positions, text) so that no two overlap and none covers a
+/// point's marker: each label sits right of its point unless that runs past `right`, then left
+/// of it; labels are pushed down, in order of height, until they clear the markers, each other
+/// and the chart's top. Returns the text's top-left corners.
 pub(crate) fn place_labels(
     points: &[(i32, i32, &str)],
     char_w: i32,
@@ -17,7 +20,11 @@ pub(crate) fn place_labels(
 ) -> Vec<(i32, i32)> {
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by_key(|&i| (points[i].1, points[i].0));
-    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new(); // x0, y0, x1, y1
+    // x0, y0, x1, y1 of what a label must not cover: every point's marker, then each label placed.
+    let mut placed: Vec<(i32, i32, i32, i32)> = points
+        .iter()
+        .map(|&(px, py, _)| (px - MARKER, py - MARKER, px + MARKER, py + MARKER))
+        .collect();
     let mut out = vec![(0, 0); points.len()];
     for i in order {
         let (px, py, text) = points[i];
@@ -129,7 +136,11 @@ pub(crate) fn roofline(r: &BenchReport) -> String {
             .collect();
         for (i, (_, x, y)) in pts.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
-            let _ = chart.draw_series(std::iter::once(Circle::new((*x, *y), 5, color.filled())));
+            let _ = chart.draw_series(std::iter::once(Circle::new(
+                (*x, *y),
+                MARKER,
+                color.filled(),
+            )));
         }
         let refs: Vec<(i32, i32, &str)> = anchors
             .iter()
@@ -224,7 +235,7 @@ pub(crate) fn bench_html(r: &BenchReport, summary: &crate::gpu::AdapterSummary) 
 
 #[cfg(test)]
 mod tests {
-    use super::{place_labels, roofline};
+    use super::{place_labels, roofline, MARKER};
     use crate::bench::Report;
 
     /// Where a run measured the matrix units, the chart draws their roof above the FMA roof and
@@ -283,6 +294,12 @@ mod tests {
             for (j, b) in boxes.iter().enumerate().skip(i + 1) {
                 let overlap = a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
                 assert!(!overlap, "labels {i} and {j} overlap: {a:?} {b:?}");
+            }
+            // No label covers a point's marker (the H100's page had one over its neighbour's).
+            for (j, &(px, py, _)) in pts.iter().enumerate() {
+                let m = (px - MARKER, py - MARKER, px + MARKER, py + MARKER);
+                let covers = a.0 < m.2 && m.0 < a.2 && a.1 < m.3 && m.1 < a.3;
+                assert!(!covers, "label {i} covers point {j}: {a:?} {m:?}");
             }
         }
     }

@@ -22,28 +22,34 @@ fn main() -> tilekit::Result<()> {
 
     let x = tilekit::random::uniform_f32(m * n, 6);
     let (dx, dy) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("xᵀ", m * n)?);
-    let mut measured = Vec::new();
-    let mut all_ok = true;
+    // Each variant once on a poisoned output: element (i, j) of x is element (j, i) of xᵀ, bit
+    // for bit.
+    let mut verified = Vec::new();
     for v in Variant::ALL {
         gpu.poison(&dy)?;
-        let t = gpu.measure(
-            || gpu.transpose_on_device(&dx, &dy, (m, n), v, None),
-            |r| r.timing.seconds,
-        )?;
+        gpu.transpose_on_device(&dx, &dy, (m, n), v, None)?;
         let y = gpu.read(&dy)?;
-        // Element (i, j) of x is element (j, i) of xᵀ, bit for bit.
-        let ok = (0..m).all(|i| (0..n).all(|j| y[j * m + i].to_bits() == x[i * n + j].to_bits()));
-        all_ok &= ok;
+        verified
+            .push((0..m).all(|i| (0..n).all(|j| y[j * m + i].to_bits() == x[i * n + j].to_bits())));
+    }
+    // Then all three timed side by side, in rounds: each runs once per round, so that all meet
+    // the adapter at the same moments.
+    let measured = gpu.measure_side_by_side(
+        Variant::ALL.len(),
+        |i| gpu.transpose_on_device(&dx, &dy, (m, n), Variant::ALL[i], None),
+        |r| r.timing.seconds,
+    )?;
+    for ((v, t), ok) in Variant::ALL.iter().zip(&measured).zip(&verified) {
         println!(
             "{:<7} {:<18} {:>9.3} ms {:>9.1} GB/s  {}",
             v.name(),
             t.run.tile,
             t.median * 1e3,
             t.run.bytes as f64 / t.median / 1e9,
-            if ok { "verified" } else { "WRONG" }
+            if *ok { "verified" } else { "WRONG" }
         );
-        measured.push(t);
     }
+    let all_ok = verified.iter().all(|&ok| ok);
     println!(
         "\nthe padded tile is {} (the lesson predicts faster on a GPU; a CPU adapter has no banks)",
         measured[2].against(&measured[1]).than("the unpadded one")

@@ -34,12 +34,14 @@ fn main() -> tilekit::Result<()> {
     data.iter().for_each(|&b| expected[b as usize] += 1);
     // Four bytes to a word: the kernels read 32-bit words and take the bytes apart.
     let words = gpu.upload("bytes", &pack_bytes(&data))?;
-    let mut measured = Vec::new();
-    for v in Variant::ALL {
-        let m = gpu.measure(
-            || gpu.histogram_on_device(&words, Values::U8(n), v),
-            |r| r.1.timing.seconds,
-        )?;
+    // Both variants timed side by side, in rounds: each runs once per round, so that both meet
+    // the adapter at the same moments.
+    let measured = gpu.measure_side_by_side(
+        Variant::ALL.len(),
+        |i| gpu.histogram_on_device(&words, Values::U8(n), Variant::ALL[i]),
+        |r| r.1.timing.seconds,
+    )?;
+    for (v, m) in Variant::ALL.iter().zip(&measured) {
         let ok = m.run.0 == expected;
         println!(
             "{:<9} {:>9.3} ms {:>9.1} GB/s  {}",
@@ -51,7 +53,6 @@ fn main() -> tilekit::Result<()> {
         if !ok {
             std::process::exit(1);
         }
-        measured.push(m);
     }
     println!(
         "\nworkgroup atomics are {}",

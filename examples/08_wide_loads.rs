@@ -24,12 +24,26 @@ fn main() -> tilekit::Result<()> {
         .collect();
     let expected_sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
     let (dx, dy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
-    let mut copies = Vec::new();
+    // Each copy once on a poisoned output, checked word for word.
+    let mut copied = Vec::new();
     for w in Width::ALL {
         gpu.poison(&dy)?;
-        let copy = gpu.measure(|| gpu.copy_on_device(&dx, &dy, w), |r| r.timing.seconds)?;
-        let ok_copy = gpu.read(&dy)? == x;
-        let sum = gpu.measure(|| gpu.sum_on_device(&dx, w), |r| r.1.timing.seconds)?;
+        gpu.copy_on_device(&dx, &dy, w)?;
+        copied.push(gpu.read(&dy)? == x);
+    }
+    // Then both widths timed side by side, in rounds (each runs once per round, so that both
+    // meet the adapter at the same moments): the copies, then the sums.
+    let copies = gpu.measure_side_by_side(
+        Width::ALL.len(),
+        |i| gpu.copy_on_device(&dx, &dy, Width::ALL[i]),
+        |r| r.timing.seconds,
+    )?;
+    let sums = gpu.measure_side_by_side(
+        Width::ALL.len(),
+        |i| gpu.sum_on_device(&dx, Width::ALL[i]),
+        |r| r.1.timing.seconds,
+    )?;
+    for (((w, copy), sum), &ok_copy) in Width::ALL.iter().zip(&copies).zip(&sums).zip(&copied) {
         let ok_sum = sum.run.0 == expected_sum;
         println!(
             "{:<6} copy {:>9.1} GB/s ({})   sum {:>9.1} GB/s ({})",
@@ -42,11 +56,20 @@ fn main() -> tilekit::Result<()> {
         if !(ok_copy && ok_sum) {
             std::process::exit(1);
         }
-        copies.push(copy);
     }
-    println!(
-        "\nthe vec4 copy is {}",
-        copies[1].against(&copies[0]).than("the scalar one")
-    );
+    // A CPU adapter runs several invocations in the lanes of one SIMD instruction, so scalar
+    // loads are already wide there, and the vec4 copy's speed moves between regimes that last
+    // seconds (lavapipe: 1.3x slower than the scalar one in one process, 1.4x faster in the
+    // next): no comparison that a rerun would reproduce.
+    if gpu.is_cpu() {
+        println!(
+            "\nthe two copies are compared on a GPU only (on a CPU adapter scalar loads are already wide)"
+        );
+    } else {
+        println!(
+            "\nthe vec4 copy is {}",
+            copies[1].against(&copies[0]).than("the scalar one")
+        );
+    }
     Ok(())
 }

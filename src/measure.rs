@@ -1,15 +1,25 @@
 //! Measuring a call: a warm-up long enough for the GPU's clock to come back from idle, then the
 //! median and spread of several timed runs (each timed by [`crate::launch`]), one launch at a time
 //! or, for work that leaves the same result however often it runs, copies of the call back to
-//! back; and how two measurements compare ([`Speed`]).
+//! back; several calls side by side, in rounds, so that a comparison of them is not a comparison
+//! of two moments of a drifting adapter; and how two measurements compare ([`Speed`]).
 
 use crate::gpu::Gpu;
 use crate::launch::{copies, Clock};
 use crate::Result;
+use std::sync::atomic::{AtomicU64, Ordering};
 use web_time::Instant;
 
-/// Timed calls per [`Gpu::measure`] after the warm-up.
+/// Timed calls per [`Gpu::measure`] after the warm-up; the fewest rounds of a side-by-side
+/// measurement ([`Gpu::measure_side_by_side_async`]).
 pub const STEADY_RUNS: usize = 5;
+
+/// Seconds over which the rounds of a side-by-side measurement spread, as far as
+/// [`MAX_ROUNDS`] allows, so that its two halves ([`Speed::paired`]) are two moments.
+pub const SIDE_BY_SIDE_SECONDS: f64 = 0.25;
+
+/// The most rounds of a side-by-side measurement.
+const MAX_ROUNDS: usize = 256;
 
 /// Seconds without GPU work after which the clocks count as idle ([`Gpu::warm_up_seconds`]).
 pub(crate) const IDLE_SECONDS: f64 = 0.2;
@@ -46,15 +56,58 @@ pub struct Measured<R> {
     pub min: f64,
     /// The slowest timed run's seconds.
     pub max: f64,
+    /// Every timed run's seconds, in the order they ran.
+    pub times: Vec<f64>,
+    /// The side-by-side measurement ([`Gpu::measure_side_by_side_async`]) it was one of: its
+    /// runs pair, round by round, with those of every other call of the same batch.
+    batch: Option<u64>,
 }
 
+/// Numbers the batches of side-by-side measurements.
+static NEXT_BATCH: AtomicU64 = AtomicU64::new(0);
+
 impl<R> Measured<R> {
-    /// How this run compares with `other` (see [`Speed`]).
+    /// The median, the spread and the order of `runs` (seconds, run), in the order they ran.
+    fn of(mut runs: Vec<(f64, R)>, batch: Option<u64>) -> Measured<R> {
+        let times: Vec<f64> = runs.iter().map(|r| r.0).collect();
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (min, max) = (runs[0].0, runs[runs.len() - 1].0);
+        let (median, run) = runs.swap_remove(runs.len() / 2);
+        Measured {
+            run,
+            median,
+            min,
+            max,
+            times,
+            batch,
+        }
+    }
+
+    /// How this run compares with `other` (see [`Speed`]): round by round where the two were
+    /// measured side by side, by their spreads otherwise.
     pub fn against<S>(&self, other: &Measured<S>) -> Speed {
-        Speed::of(
-            (self.median, self.min, self.max),
-            (other.median, other.min, other.max),
-        )
+        match (self.batch, other.batch) {
+            (Some(a), Some(b)) if a == b && self.times.len() == other.times.len() => {
+                Speed::paired(&self.times, &other.times)
+            }
+            _ => Speed::of(
+                (self.median, self.min, self.max),
+                (other.median, other.min, other.max),
+            ),
+        }
+    }
+
+    /// The same measurement with its run replaced by `f(run)`; it still pairs with the others
+    /// of its batch.
+    pub fn map<S>(self, f: impl FnOnce(R) -> S) -> Measured<S> {
+        Measured {
+            run: f(self.run),
+            median: self.median,
+            min: self.min,
+            max: self.max,
+            times: self.times,
+            batch: self.batch,
+        }
     }
 }
 
@@ -62,8 +115,10 @@ impl<R> Measured<R> {
 const CLEAR: f64 = 1.1;
 
 /// How one timed run compares with another, said so that a rerun says the same: "1.8x faster"
-/// or "1.4x slower" only when the two spreads do not overlap and the medians differ by more
-/// than 10%; otherwise no difference the measurement can tell.
+/// or "1.4x slower" only when the medians differ by more than 10% and every run agrees: for two
+/// calls measured side by side, each round's pair of runs ([`Speed::paired`]); otherwise the two
+/// spreads must not overlap ([`Speed::of`]). Anything less is no difference the measurement can
+/// tell.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Speed {
     /// Faster by this factor (> 1).
@@ -75,7 +130,8 @@ pub enum Speed {
 }
 
 impl Speed {
-    /// Compare (median, min, max) seconds of `a` with those of `b`.
+    /// Compare (median, min, max) seconds of `a` with those of `b`, measured apart: a speed-up
+    /// only where the spreads do not overlap.
     pub fn of(a: (f64, f64, f64), b: (f64, f64, f64)) -> Speed {
         let ratio = b.0 / a.0;
         if a.2 < b.1 && ratio > CLEAR {
@@ -86,14 +142,59 @@ impl Speed {
             Speed::Same(ratio)
         }
     }
+
+    /// Compare the seconds of `a` with those of `b`, measured side by side in rounds (`a[i]`
+    /// beside `b[i]`): the median of the rounds' ratios. A speed-up is claimed only where it is
+    /// above 1.1, three rounds in four or more have one (the lower quartile of the ratios is
+    /// above 1), and the first half of the rounds and the second each show it on their own
+    /// (each half's median above 1.1: a rerun within the measurement); a slow-down likewise.
+    ///
+    /// Why: a CPU adapter's speed drifts by more than the difference of two kernels. Each kernel
+    /// timed in a block of its own, lavapipe's vec4 copy read from 2.4x slower to "not clearly"
+    /// slower than the scalar one, tour to tour. Side by side, each round's two calls share one
+    /// moment, but a kernel may also move between regimes of its own for tens of rounds at a
+    /// time: on two cores the vec4 copy of 2^20 words ran 0.9, 1.2 or 2.5 ms beside a steady
+    /// 1.45 for the scalar copy, and batches of five rounds said 1.5x slower and 1.5x faster in
+    /// one process; the histogram's workgroup atomics, 3.4x faster than global ones for most
+    /// rounds, were as fast for a stretch of a dozen. The rounds therefore spread over
+    /// [`SIDE_BY_SIDE_SECONDS`], and a regime that holds for only part of them makes the halves
+    /// disagree. (One that holds for seconds is beyond any measurement: spread over a second,
+    /// the two copies read 1.3x slower in one process and 1.4x faster in the next. Lesson 08
+    /// compares them only on a GPU.)
+    pub fn paired(a: &[f64], b: &[f64]) -> Speed {
+        let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| b / a).collect();
+        if ratios.is_empty() {
+            return Speed::Same(f64::NAN);
+        }
+        let (first, second) = ratios.split_at(ratios.len() / 2);
+        let halves = [median(first), median(second)];
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let (low, ratio, high) = (sorted[n / 4], sorted[n / 2], sorted[(3 * n) / 4]);
+        if ratio > CLEAR && low > 1.0 && halves.iter().all(|&h| h > CLEAR) {
+            Speed::Faster(ratio)
+        } else if ratio < 1.0 / CLEAR && high < 1.0 && halves.iter().all(|&h| h < 1.0 / CLEAR) {
+            Speed::Slower(1.0 / ratio)
+        } else {
+            Speed::Same(ratio)
+        }
+    }
+}
+
+/// The median of `x` (the upper one of an even count; NaN when empty).
+fn median(x: &[f64]) -> f64 {
+    let mut x = x.to_vec();
+    x.sort_by(f64::total_cmp);
+    x.get(x.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 impl Speed {
     /// The comparison in words, against `what`: "1.58x faster than naive", "1.40x slower than
     /// naive", "as fast as naive (0.97x)" where the medians agree within 10%, and where they
-    /// differ more but the spreads overlap, "not clearly faster or slower than naive (median
-    /// ratio 1.74x; the spreads overlap)": a noisy adapter, such as a CPU's, where a
-    /// ratio printed beside "as fast" read as a contradiction.
+    /// differ more but not every run agrees, "not clearly faster or slower than naive (median
+    /// ratio 1.74x, but the runs disagree)": a noisy adapter, such as a CPU's, where a ratio
+    /// printed beside "as fast" read as a contradiction.
     pub fn than(self, what: &str) -> String {
         match self {
             Speed::Faster(x) => format!("{x:.2}x faster than {what}"),
@@ -102,8 +203,8 @@ impl Speed {
                 format!("as fast as {what} ({x:.2}x)")
             }
             Speed::Same(x) => format!(
-                "not clearly faster or slower than {what} (median ratio {x:.2}x; the spreads \
-                 overlap)"
+                "not clearly faster or slower than {what} (median ratio {x:.2}x, but the runs \
+                 disagree)"
             ),
         }
     }
@@ -202,44 +303,126 @@ impl Gpu {
         f()
     }
 
+    /// Time `calls` calls side by side: `f(i)` is call `i`. Each is run once untimed (its
+    /// pipelines), then all of them in turn until the GPU has been busy for
+    /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] rounds in which every call runs once,
+    /// each round starting one call further on. Their measurements, in the order of `i`, pair
+    /// round by round ([`Measured::against`] compares them with [`Speed::paired`]): two calls
+    /// timed one after the other are two moments of an adapter whose speed may drift between
+    /// them, a CPU's above all; within a round they share one.
+    pub async fn measure_side_by_side_async<R>(
+        &self,
+        calls: usize,
+        f: impl AsyncFnMut(usize) -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Vec<Measured<R>>> {
+        self.measure_rounds(calls, f, seconds, false).await
+    }
+
+    /// [`Gpu::measure_side_by_side_async`] for calls whose work leaves the same result however
+    /// often it runs, each timed submission holding copies of the call back to back as in
+    /// [`Gpu::measure_back_to_back_async`] (how many for each call from its first run).
+    pub async fn measure_side_by_side_back_to_back_async<R>(
+        &self,
+        calls: usize,
+        f: impl AsyncFnMut(usize) -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Vec<Measured<R>>> {
+        self.measure_rounds(calls, f, seconds, true).await
+    }
+
     async fn measure_copies<R>(
         &self,
         mut f: impl AsyncFnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
         back_to_back: bool,
     ) -> Result<Measured<R>> {
+        let mut one = self
+            .measure_rounds(1, async |_| f().await, seconds, back_to_back)
+            .await?;
+        Ok(one.remove(0))
+    }
+
+    /// The warm-up and the timed rounds of [`Gpu::measure_side_by_side_async`] (one call:
+    /// [`Gpu::measure_async`]).
+    async fn measure_rounds<R>(
+        &self,
+        calls: usize,
+        mut f: impl AsyncFnMut(usize) -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+        back_to_back: bool,
+    ) -> Result<Vec<Measured<R>>> {
         let before = self.warm_up_seconds();
         let first = Instant::now();
-        let once = f().await?;
-        let n = if back_to_back {
-            self.copies_after(seconds(&once))
-        } else {
-            1
-        };
-        let _copies = copies(n);
+        let mut copies_of = Vec::with_capacity(calls);
+        for i in 0..calls {
+            let once = f(i).await?;
+            copies_of.push(if back_to_back {
+                self.copies_after(seconds(&once))
+            } else {
+                1
+            });
+        }
         let warm_up = if first.elapsed().as_secs_f64() > IDLE_SECONDS && !self.is_cpu() {
             IDLE_WARM_UP_SECONDS
         } else {
             before
         };
         let start = Instant::now();
-        while start.elapsed().as_secs_f64() < warm_up {
-            f().await?;
+        while calls > 0 && start.elapsed().as_secs_f64() < warm_up {
+            for (i, &n) in copies_of.iter().enumerate() {
+                let _copies = copies(n);
+                f(i).await?;
+            }
         }
-        let mut runs: Vec<(f64, R)> = Vec::with_capacity(STEADY_RUNS);
-        for _ in 0..STEADY_RUNS {
-            let r = f().await?;
-            runs.push((seconds(&r), r));
+        let mut runs: Vec<Vec<(f64, R)>> =
+            (0..calls).map(|_| Vec::with_capacity(MAX_ROUNDS)).collect();
+        let timed = Instant::now();
+        let mut round = 0;
+        while round < STEADY_RUNS
+            || (calls > 1
+                && round < MAX_ROUNDS
+                && timed.elapsed().as_secs_f64() < SIDE_BY_SIDE_SECONDS)
+        {
+            for j in 0..calls {
+                let i = (round + j) % calls;
+                let _copies = copies(copies_of[i]);
+                let r = f(i).await?;
+                runs[i].push((seconds(&r), r));
+            }
+            round += 1;
         }
-        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (min, max) = (runs[0].0, runs[STEADY_RUNS - 1].0);
-        let (median, run) = runs.swap_remove(STEADY_RUNS / 2);
-        Ok(Measured {
-            run,
-            median,
-            min,
-            max,
-        })
+        let batch = (calls > 1).then(|| NEXT_BATCH.fetch_add(1, Ordering::Relaxed));
+        Ok(runs
+            .into_iter()
+            .map(|runs| Measured::of(runs, batch))
+            .collect())
+    }
+
+    /// Blocking [`Gpu::measure_side_by_side_async`], for a blocking `f`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn measure_side_by_side<R>(
+        &self,
+        calls: usize,
+        mut f: impl FnMut(usize) -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Vec<Measured<R>>> {
+        crate::gpu::block_on(self.measure_side_by_side_async(calls, async |i| f(i), seconds))
+    }
+
+    /// Blocking [`Gpu::measure_side_by_side_back_to_back_async`], for a blocking `f`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn measure_side_by_side_back_to_back<R>(
+        &self,
+        calls: usize,
+        mut f: impl FnMut(usize) -> Result<R>,
+        seconds: impl Fn(&R) -> f64,
+    ) -> Result<Vec<Measured<R>>> {
+        crate::gpu::block_on(self.measure_side_by_side_back_to_back_async(
+            calls,
+            async |i| f(i),
+            seconds,
+        ))
     }
 
     /// Blocking [`Gpu::measure_async`], for a blocking `f`.
@@ -265,5 +448,41 @@ mod tests {
         assert_eq!(back_to_back_copies(1e-7), MAX_COPIES);
         assert_eq!(back_to_back_copies(0.0), 1);
         assert_eq!(back_to_back_copies(f64::NAN), 1);
+    }
+
+    #[test]
+    fn a_paired_speed_up_needs_both_halves_of_the_rounds() {
+        // Drift between rounds (the second runs at half speed) is no difference.
+        let a = [1.0, 2.0, 1.0, 1.1, 0.9, 1.0, 1.3, 1.0];
+        let twice: Vec<f64> = a.iter().map(|x| 2.0 * x).collect();
+        assert!(matches!(Speed::paired(&a, &twice), Speed::Faster(x) if (x - 2.0).abs() < 1e-9));
+        assert!(matches!(Speed::paired(&twice, &a), Speed::Slower(x) if (x - 2.0).abs() < 1e-9));
+        // The same seconds measured apart: their spreads overlap.
+        assert!(matches!(
+            Speed::of((1.0, 0.9, 2.0), (2.0, 1.8, 4.0)),
+            Speed::Same(_)
+        ));
+        // One round in four the other way still leaves three in four.
+        let mut one = twice.clone();
+        one[1] = 0.9 * a[1];
+        assert!(matches!(Speed::paired(&a, &one), Speed::Faster(_)));
+        // A regime that holds for half of the rounds: 1.6x slower, then 1.6x faster.
+        let regimes: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| if i < 4 { 1.6 * x } else { x / 1.6 })
+            .collect();
+        assert!(matches!(Speed::paired(&a, &regimes), Speed::Same(_)));
+        // Two thirds of the rounds faster: the whole says so, the first half does not.
+        let mostly: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| if i < 3 { 0.8 * x } else { 1.6 * x })
+            .collect();
+        assert!(matches!(Speed::paired(&a, &mostly), Speed::Same(x) if (x - 1.6).abs() < 1e-9));
+        assert_eq!(
+            Speed::paired(&a, &[1.0, 2.1, 0.98, 1.1, 0.95, 1.0, 1.3, 1.0]),
+            Speed::Same(1.0)
+        );
     }
 }

@@ -333,8 +333,52 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
     assert_eq!(unclear, Speed::Same(1.74));
     assert_eq!(
         unclear.than("scalar"),
-        "not clearly faster or slower than scalar (median ratio 1.74x; the spreads overlap)"
+        "not clearly faster or slower than scalar (median ratio 1.74x, but the runs disagree)"
     );
+}
+
+#[test]
+fn calls_measured_side_by_side_compare_round_by_round() {
+    // Two calls, the second always twice as slow as the first, on an adapter whose speed drifts
+    // threefold from one round to the next: measured apart their spreads overlap; side by side
+    // every round says 2x.
+    let gpu = common::gpu();
+    let drift = [1.0, 3.0, 1.5, 0.8, 2.5, 1.2, 2.0];
+    let mut calls = 0usize;
+    let m = gpu
+        .measure_side_by_side(
+            2,
+            |i| {
+                let round = calls / 2;
+                calls += 1;
+                Ok(drift[round % drift.len()] * (1 + i) as f64)
+            },
+            |s: &f64| *s,
+        )
+        .unwrap();
+    assert_eq!(m.len(), 2);
+    assert!(m[0].times.len() >= tilekit::STEADY_RUNS);
+    assert_eq!(m[0].times.len(), m[1].times.len());
+    use tilekit::Speed;
+    assert!(
+        matches!(
+            Speed::of(
+                (m[0].median, m[0].min, m[0].max),
+                (m[1].median, m[1].min, m[1].max)
+            ),
+            Speed::Same(_)
+        ),
+        "the spreads were meant to overlap: {m:?}"
+    );
+    assert!(
+        matches!(m[0].against(&m[1]), Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
+        "{:?}",
+        m[0].against(&m[1])
+    );
+    assert!(matches!(m[1].against(&m[0]), Speed::Slower(x) if (x - 2.0).abs() < 1e-9));
+    // Measurements of different batches are compared by their spreads.
+    let other = gpu.measure(|| Ok(1.0), |s: &f64| *s).unwrap();
+    assert!(matches!(m[0].against(&other), Speed::Same(_)));
 }
 
 #[test]

@@ -374,24 +374,40 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
             hint: hint.to_string(),
         };
     }
-    let yours = gpu
-        .with_watched_substitute_async(ex.module, shader, timed(gpu, ex))
+    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side_async): yours
+    // with the learner's file in place of the module, watched for a loop that does not end.
+    let mut stopped = false;
+    let timed = gpu
+        .measure_side_by_side_async(
+            2,
+            async |i| {
+                if i == 1 {
+                    return (ex.speed)(gpu).await;
+                }
+                let (s, capped) = gpu
+                    .with_watched_substitute_async(ex.module, shader.clone(), (ex.speed)(gpu))
+                    .await?;
+                stopped |= capped;
+                s
+            },
+            |s| *s,
+        )
         .await;
-    let yours = match yours {
-        Ok((Ok(t), false)) => t,
-        Ok((_, true)) => {
-            return Verdict::LoopStopped {
-                shape: "the speed test's size".into(),
+    if stopped {
+        return Verdict::LoopStopped {
+            shape: "the speed test's size".into(),
+        };
+    }
+    match timed {
+        Ok(mut m) => {
+            let tilekits = m.remove(1).map(|_| ());
+            let yours = m.remove(0).map(|_| ());
+            Verdict::Passed {
+                shapes,
+                yours,
+                tilekits,
             }
         }
-        Ok((Err(e), _)) | Err(e) => return Verdict::Failed(e.to_string()),
-    };
-    match timed(gpu, ex).await {
-        Ok(tilekits) => Verdict::Passed {
-            shapes,
-            yours,
-            tilekits,
-        },
         Err(e) => Verdict::Failed(e.to_string()),
     }
 }
@@ -419,21 +435,6 @@ fn learner_shader(ex: &Exercise, source: &str, cap: u32) -> Shader {
             bound_loops(source, cap),
         )
     }
-}
-
-/// The exercise's speed case timed warm: one untimed run, then the median and spread of timed
-/// ones ([`Gpu::measure`]), so that the comparison says "not clearly faster or slower" when the
-/// spreads overlap.
-async fn timed(gpu: &Gpu, ex: &Exercise) -> Result<crate::Measured<()>> {
-    let m = gpu
-        .measure_async(async || (ex.speed)(gpu).await, |s| *s)
-        .await?;
-    Ok(crate::Measured {
-        run: (),
-        median: m.median,
-        min: m.min,
-        max: m.max,
-    })
 }
 
 fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> Option<Mismatch> {

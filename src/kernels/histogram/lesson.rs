@@ -37,26 +37,27 @@ pub async fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         .collect();
     let mut expected = [0u32; 256];
     data.iter().for_each(|&b| expected[b as usize] += 1);
-    let mut t = vec![];
     let mut chart = Chart {
         title: format!("histogram of {n} skewed bytes"),
         unit: "GB/s".into(),
         bars: vec![],
     };
     let words = gpu.upload_async("bytes", &pack_bytes(&data)).await?;
-    for v in Variant::ALL {
-        let m = gpu
-            .measure_async(
-                async || {
-                    gpu.histogram_on_device_async(&words, Values::U8(n), v)
-                        .await
-                },
-                |r| r.1.timing.seconds,
-            )
-            .await?;
-        let (h, run) = m.run.clone();
-        r.verified &= h == expected;
-        t.push(m);
+    // Both variants timed side by side, in rounds: a comparison of two moments of a drifting
+    // adapter is not one of two kernels.
+    let t = gpu
+        .measure_side_by_side_async(
+            Variant::ALL.len(),
+            async |i| {
+                gpu.histogram_on_device_async(&words, Values::U8(n), Variant::ALL[i])
+                    .await
+            },
+            |r| r.1.timing.seconds,
+        )
+        .await?;
+    for (v, m) in Variant::ALL.iter().zip(&t) {
+        let (h, run) = &m.run;
+        r.verified &= *h == expected;
         chart.bars.push((v.name().into(), run.gbps(), None));
         r.line(format!(
             "{:<9} {:>10} {:>12}",

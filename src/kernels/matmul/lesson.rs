@@ -50,7 +50,6 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     } else {
         (vec![], vec![])
     };
-    let mut naive = None;
     let (da, db) = (
         gpu.upload_async("A", &a).await?,
         gpu.upload_async("B", &b).await?,
@@ -67,22 +66,38 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GFLOP/s".into(),
         bars: vec![],
     };
-    for v in [Variant::NAIVE, Variant::TILED, Variant::BLOCKED] {
+    // Each kernel checked on its own poisoned C, then the three timed side by side, in rounds
+    // (Gpu::measure_side_by_side_async), each round's runs back to back as the tuner times them.
+    let variants = [Variant::NAIVE, Variant::TILED, Variant::BLOCKED];
+    for v in variants {
         gpu.poison_async(&dc).await?;
-        let (m, c) = gpu
-            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
+        gpu.matmul_on_device_async(&da, &db, &dc, shape, &Selection::Variant(v))
             .await?;
-        let ok = if exact.is_empty() {
+        let c = gpu.read_async(&dc).await?;
+        r.verified &= if exact.is_empty() {
             verify_sampled(&a, &b, &c, (n, n, n), 64, super::f32_bound).is_ok()
         } else {
             verify(&c, &exact, &mag, n).is_ok()
         };
-        r.verified &= ok;
+    }
+    let measured = gpu
+        .measure_side_by_side_back_to_back_async(
+            variants.len(),
+            async |i| {
+                gpu.matmul_on_device_async(&da, &db, &dc, shape, &Selection::Variant(variants[i]))
+                    .await
+            },
+            |r| r.timing.seconds,
+        )
+        .await?;
+    let naive = &measured[0];
+    for (v, m) in variants.into_iter().zip(&measured) {
         let run = &m.run;
         let predicted = run.plan.as_ref().map_or(1.0, |p| p.choice().reuse);
-        let against = match &naive {
-            Some(nv) => m.against(nv).than("naive"),
-            None => "the baseline".to_string(),
+        let against = if v == Variant::NAIVE {
+            "the baseline".to_string()
+        } else {
+            m.against(naive).than("naive")
         };
         r.line(format!(
             "{:<8} {:<20} ratio {:>6.1} FLOP/load (predicted {:>5.1}) | {:>10} {:>14} | {against}",
@@ -99,9 +114,6 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         speed.bars.push((v.name().into(), run.gflops(), None));
         if v == Variant::TILED {
             r.key = format!("tiling cuts global loads {:.0}x", run.ratio);
-        }
-        if v == Variant::NAIVE {
-            naive = Some(m);
         }
     }
     r.charts = vec![ratio, speed];
@@ -247,63 +259,90 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GFLOP/s".into(),
         bars: vec![],
     };
-    let mut fastest_f32: Option<crate::Measured<super::MatmulRun>> = None;
-    // f32 on the scalar units: the blocked kernel of lesson 02 (the fast one where it fits).
     let (da, db) = (
         gpu.upload_async("A", &a).await?,
         gpu.upload_async("B", &b).await?,
     );
     let dc = gpu.alloc_async::<f32>("C", n * n).await?;
-    let f32_variant = gpu
-        .select_matmul(shape, Precision::F32, &Selection::Auto)?
-        .variant;
-    for v in [Variant::BLOCKED, f32_variant] {
-        if speed.bars.iter().any(|(name, _, _)| name == v.name()) {
-            continue;
-        }
-        let (m, c) = gpu
-            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
-            .await?;
-        r.verified &= verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok();
-        let run = m.run.clone();
-        if fastest_f32.as_ref().is_none_or(|f| m.median < f.median) {
-            fastest_f32 = Some(m);
-        }
-        r.line(format!(
-            "f32 {:<14} {:<22} {:>10} {:>14}",
-            v.name(),
-            run.tile,
-            crate::family::units::time(run.timing.seconds),
-            crate::family::units::flops(run.flop_per_second())
-        ));
-        speed.bars.push((v.name().into(), run.gflops(), None));
-    }
-    // f16: on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices).
-    let mut best = None;
-    let mut coop_rate = None;
-    let (da, db) = (
+    let (da16, db16) = (
         gpu.upload_async("A", &a16).await?,
         gpu.upload_async("B", &b16).await?,
     );
-    let dc = gpu.alloc_async::<f16>("C", n * n).await?;
+    let dc16 = gpu.alloc_async::<f16>("C", n * n).await?;
+    // f32 on the scalar units: the blocked kernel of lesson 02, and the fast one where it fits.
+    // f16 on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices),
+    // where the adapter has them. (f16?, variant) of each call.
+    let f32_variant = gpu
+        .select_matmul(shape, Precision::F32, &Selection::Auto)?
+        .variant;
+    let mut calls = vec![(false, Variant::BLOCKED)];
+    if f32_variant != Variant::BLOCKED {
+        calls.push((false, f32_variant));
+    }
+    let mut skipped = vec![];
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
-        let plan = gpu.plan_matmul(v, shape, None);
-        if let Err(e) = plan {
-            r.line(format!("f16 {:<14} skipped: {e}", v.name()));
-            continue;
+        match gpu.plan_matmul(v, shape, None) {
+            Ok(_) => calls.push((true, v)),
+            Err(e) => skipped.push(format!("f16 {:<14} skipped: {e}", v.name())),
         }
-        let (m, c) = gpu
-            .measure_matmul_async((&da, &db, &dc), shape, &Selection::Variant(v))
-            .await?;
-        r.verified &= verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok();
-        let vs = fastest_f32
-            .as_ref()
-            .map_or("no f32 to compare".to_string(), |f| {
-                m.against(f).than("the faster f32")
-            });
-        let run = m.run;
+    }
+    // Each checked on its own poisoned C, then all timed side by side, in rounds
+    // (Gpu::measure_side_by_side_async), each round's runs back to back.
+    for &(half, v) in &calls {
+        let sel = Selection::Variant(v);
+        r.verified &= if half {
+            gpu.poison_async(&dc16).await?;
+            gpu.matmul_on_device_async(&da16, &db16, &dc16, shape, &sel)
+                .await?;
+            let c: Vec<f32> = gpu
+                .read_async(&dc16)
+                .await?
+                .iter()
+                .map(|x| x.to_f32())
+                .collect();
+            verify_sampled(&ah, &bh, &c, (n, n, n), 64, super::f16_bound).is_ok()
+        } else {
+            gpu.poison_async(&dc).await?;
+            gpu.matmul_on_device_async(&da, &db, &dc, shape, &sel)
+                .await?;
+            let c = gpu.read_async(&dc).await?;
+            verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok()
+        };
+    }
+    let measured = gpu
+        .measure_side_by_side_back_to_back_async(
+            calls.len(),
+            async |i| {
+                let (half, v) = calls[i];
+                let sel = Selection::Variant(v);
+                if half {
+                    gpu.matmul_on_device_async(&da16, &db16, &dc16, shape, &sel)
+                        .await
+                } else {
+                    gpu.matmul_on_device_async(&da, &db, &dc, shape, &sel).await
+                }
+            },
+            |r| r.timing.seconds,
+        )
+        .await?;
+    let fastest_f32 = calls
+        .iter()
+        .zip(&measured)
+        .filter(|((half, _), _)| !half)
+        .map(|(_, m)| m)
+        .min_by(|x, y| x.median.total_cmp(&y.median));
+    let mut best = None;
+    let mut coop_rate = None;
+    for (&(half, v), m) in calls.iter().zip(&measured) {
+        let run = &m.run;
+        let vs = match (half, fastest_f32) {
+            (false, _) => String::new(),
+            (true, None) => " | no f32 to compare".to_string(),
+            (true, Some(f)) => format!(" | {}", m.against(f).than("the faster f32")),
+        };
         r.line(format!(
-            "f16 {:<14} {:<22} {:>10} {:>14} | {vs}",
+            "{} {:<14} {:<22} {:>10} {:>14}{vs}",
+            if half { "f16" } else { "f32" },
             v.name(),
             run.tile,
             crate::family::units::time(run.timing.seconds),
@@ -313,7 +352,12 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         if v == Variant::COOP {
             coop_rate = Some(run.flop_per_second());
         }
-        best = Some((v, vs));
+        if half {
+            best = Some((v, vs.trim_start_matches(" | ").to_string()));
+        }
+    }
+    for line in skipped {
+        r.line(line);
     }
     // The matrix units alone: each subgroup multiplies its grid of fragments from registers,
     // nothing loaded (`ceiling/matrix` of `tilekit bench`). What the kernel lacks of it is what

@@ -81,7 +81,8 @@ pub enum Verdict {
         shapes: Vec<String>,
         /// The learner's kernel timed warm: median, fastest and slowest of the timed runs.
         yours: crate::Measured<()>,
-        /// tilekit's own kernel, timed the same way.
+        /// tilekit's own kernel, timed the same way: side by side with the learner's, and run as a
+        /// learner's file is (wgpu's runtime checks on, every loop bounded).
         tilekits: crate::Measured<()>,
     },
     /// naga's message with the file and line, or a barrier in non-uniform control flow.
@@ -374,20 +375,22 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
             hint: hint.to_string(),
         };
     }
-    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side_async): yours
-    // with the learner's file in place of the module, watched for a loop that does not end.
+    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side_async), each file
+    // in place of the module as a learner's file runs: wgpu's runtime checks on, every loop
+    // bounded and watched. So the same code times the same: with tilekit's kernel run as the
+    // library runs it, the lesson's own shader checked as a learner's file read 3.5x slower on
+    // the H100 (tiled-matmul, 981 µs against 279; BENCHMARKS.md, 2026-11-26).
+    let tilekits = learner_shader(ex, ex.solution_source, LOOP_CAP);
     let mut stopped = false;
     let timed = gpu
         .measure_side_by_side_async(
             2,
             async |i| {
-                if i == 1 {
-                    return (ex.speed)(gpu).await;
-                }
+                let file = if i == 0 { &shader } else { &tilekits };
                 let (s, capped) = gpu
-                    .with_watched_substitute_async(ex.module, shader.clone(), (ex.speed)(gpu))
+                    .with_watched_substitute_async(ex.module, file.clone(), (ex.speed)(gpu))
                     .await?;
-                stopped |= capped;
+                stopped |= capped && i == 0;
                 s
             },
             |s| *s,

@@ -19,8 +19,10 @@
 // same kernel either way: `matmul_pipelined_a_wide.wgsl` where K is a multiple of 4 (each load
 // 128 bits wide, 64 for f16), else `matmul_pipelined_a_ragged.wgsl` (each vec4 gathered from four
 // scalar loads); `matmul_pipelined_b_wide.wgsl` or `matmul_pipelined_b_ragged.wgsl` by N alike.
-// The output's rows are always a multiple of 4 (`ld`): a ragged N writes padded partials that
-// `sum_splits` copies into C.
+// The stores of the output come from one of two files joined last: `matmul_pipelined_c_wide.wgsl`
+// (one vec4 each, into rows of `ld`, a multiple of 4: C where N is, else split-K partials) or,
+// where one slice of K writes a C whose N is ragged, `matmul_pipelined_c_ragged.wgsl` (four
+// scalar stores each, straight into C's rows of N).
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.
@@ -36,8 +38,8 @@ struct Params {
     ld: u32,       // columns of the output: n rounded up to a multiple of 4
 }
 
-// A and B are bound by the file of loads (binding 0 and 1).
-@group(0) @binding(2) var<storage, read_write> c4: array<Out4>;
+// A and B are bound by the files of loads (binding 0 and 1), the output by the file of stores
+// (binding 2).
 @group(0) @binding(3) var<uniform> p: Params;
 
 override BM: u32 = 128u;
@@ -184,7 +186,6 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     if (split >= p.splits) {
         return;
     }
-    let out = split * p.m * (p.ld / 4u);
     for (var i = 0u; i < 8u; i++) {
         var r = row0 + 4u * lid.y + i;
         if (i >= 4u) {
@@ -192,13 +193,8 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
         }
         if (r < p.m) {
             let c_lo = col0 + 4u * lid.x;
-            let c_hi = c_lo + BN / 2u;
-            if (c_lo < p.ld) {
-                c4[out + (r * p.ld + c_lo) / 4u] = Out4(acc[2u * i]);
-            }
-            if (c_hi < p.ld) {
-                c4[out + (r * p.ld + c_hi) / 4u] = Out4(acc[2u * i + 1u]);
-            }
+            store_c(split, r, c_lo, acc[2u * i]);
+            store_c(split, r, c_lo + BN / 2u, acc[2u * i + 1u]);
         }
     }
 }

@@ -6,7 +6,7 @@
 @group(0) @binding(1) var<storage, read> b1: array<Elem>;
 
 // The i-th vec4 of B's slice at k0: 4 consecutive columns of one row, each up to N. (Columns
-// past N would only reach columns of the output that are never copied into C; the mask keeps
+// past N would only reach columns of the output that are never stored into C; the mask keeps
 // the last row's loads inside B.)
 fn load_b(me: u32, i: u32, col0: u32, k0: u32, k_end: u32) -> Elem4 {
     let e = me + i * threads();

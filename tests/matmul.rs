@@ -170,10 +170,12 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
 /// The sum of the split-K partials fills every element of C (poisoned first) in each of its
 /// entry points: `sum_splits4` where N is a multiple of 4 (a vec4 of the partials is one of C),
 /// `sum_splits` where N is ragged (the partials' rows are longer, C's stored element by
-/// element), also over one split, whose padded rows it copies into C.
+/// element), also over one split, whose padded rows it copies into C (the small-M kernel). The
+/// pipelined kernel stores a C of ragged N in one split straight, four scalars per vec4
+/// (`matmul_pipelined_c_ragged.wgsl`), from A and B read in place or copied.
 #[test]
 fn the_sum_of_the_splits_fills_c_exactly() {
-    let (mut aligned, mut ragged, mut one) = (false, false, false);
+    let (mut aligned, mut ragged, mut one, mut straight) = (false, false, false, [false; 2]);
     for name in ["pipelined", "gemv"] {
         let v = variant(name);
         for (i, &(m, k, n)) in [
@@ -189,12 +191,23 @@ fn the_sum_of_the_splits_fills_c_exactly() {
             let run = check(m, k, n, &Selection::Variant(v), 80 + i as u64);
             aligned |= run.splits > 1 && n % 4 == 0;
             ragged |= run.splits > 1 && n % 4 != 0;
-            one |= name == "pipelined" && run.splits == 1 && n % 4 != 0;
+            one |= name == "gemv" && run.splits == 1 && n % 4 != 0;
+        }
+    }
+    let v = variant("pipelined");
+    for (i, &(m, k, n)) in [(70, 40, 131), (260, 64, 263), (33, 20, 5), (129, 36, 130)]
+        .iter()
+        .enumerate()
+    {
+        let run = check(m, k, n, &Selection::Variant(v), 90 + i as u64);
+        if run.splits == 1 {
+            straight[run.tile.contains("padded") as usize] = true;
         }
     }
     assert!(
-        aligned && ragged && one,
-        "split, N a multiple of 4: {aligned}; split, N ragged: {ragged}; one split, N ragged: {one}"
+        aligned && ragged && one && straight == [true; 2],
+        "split, N a multiple of 4: {aligned}; split, N ragged: {ragged}; one split, N ragged \
+         (small-M): {one}; stored straight, in place and copied: {straight:?}"
     );
 }
 

@@ -6,7 +6,9 @@
 //! more than they save ([`super::loads_in_place`]), each vec4 of the ragged operand (A for K,
 //! B for N) is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
 //! `shaders/matmul_support.wgsl`, then the loads of A (`shaders/matmul_pipelined_a_wide.wgsl` or
-//! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`).
+//! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`), and the stores of the output
+//! (`_c_wide.wgsl`: vec4s into C or into split-K partials; `_c_ragged.wgsl`: where one slice of K
+//! writes a C whose N is ragged, four scalar stores per vec4 straight into C, no second pass).
 //!
 //! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
@@ -23,8 +25,9 @@ use crate::plan::{
 };
 use crate::{Gpu, Result};
 
-/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
-fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
+/// The kernel with the loads of A and of B and the stores of its output (`a_loads`, `b_loads`,
+/// `c_stores`: their WGSL), named `name`.
+fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str, c_stores: &str) -> Module {
     let prelude = types.prelude(false);
     Module {
         shader: Shader::join(
@@ -35,6 +38,7 @@ fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module
                 include_str!("../../../shaders/matmul_pipelined.wgsl"),
                 a_loads,
                 b_loads,
+                c_stores,
             ],
         ),
         needs: types.needs(),
@@ -45,31 +49,77 @@ const A_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_a_wide.wgsl
 const A_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_a_ragged.wgsl");
 const B_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_b_wide.wgsl");
 const B_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_b_ragged.wgsl");
+const C_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_c_wide.wgsl");
+const C_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_c_ragged.wgsl");
 
 /// Rows of A and B that are multiples of 4: 128-bit loads.
 fn module(types: Types) -> Module {
-    module_with(types, "matmul_pipelined", A_WIDE, B_WIDE)
+    module_with(types, "matmul_pipelined", A_WIDE, B_WIDE, C_WIDE)
 }
 
 /// K and N ragged, read in place: four scalar loads per vec4 of each.
 fn module_ragged(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged", A_RAGGED, B_RAGGED)
+    module_with(types, "matmul_pipelined_ragged", A_RAGGED, B_RAGGED, C_WIDE)
 }
 
 /// Only K ragged, read in place: A in scalars, B's loads still 128 bits wide.
 fn module_ragged_k(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged_k", A_RAGGED, B_WIDE)
+    module_with(types, "matmul_pipelined_ragged_k", A_RAGGED, B_WIDE, C_WIDE)
 }
 
 /// Only N ragged, read in place: B in scalars, A's loads still 128 bits wide.
 fn module_ragged_n(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged_n", A_WIDE, B_RAGGED)
+    module_with(types, "matmul_pipelined_ragged_n", A_WIDE, B_RAGGED, C_WIDE)
 }
 
 /// The module that reads `shape` in place: each operand wide where its rows allow.
 fn module_in_place(shape: Shape) -> fn(Types) -> Module {
     support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
+
+/// A ragged N in one slice of K, A and B copied into rows of 4: C stored straight, in scalars.
+fn module_store_ragged(types: Types) -> Module {
+    module_with(types, "matmul_pipelined_c1", A_WIDE, B_WIDE, C_RAGGED)
+}
+
+/// [`module_ragged`] storing C straight, in scalars.
+fn module_ragged_store_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_pipelined_ragged_c1",
+        A_RAGGED,
+        B_RAGGED,
+        C_RAGGED,
+    )
+}
+
+/// [`module_ragged_n`] storing C straight, in scalars.
+fn module_ragged_n_store_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_pipelined_ragged_n_c1",
+        A_WIDE,
+        B_RAGGED,
+        C_RAGGED,
+    )
+}
+
+/// [`module_in_place`] storing C straight, in scalars (N is ragged, so K alone never is).
+fn module_in_place_store_ragged(shape: Shape) -> fn(Types) -> Module {
+    support::each_operand_wide(
+        shape,
+        module_ragged_store_ragged,
+        module_ragged_k,
+        module_ragged_n_store_ragged,
+    )
+}
+
+/// The modules whose stores are four scalars each.
+const STORE_RAGGED: [fn(Types) -> Module; 3] = [
+    module_store_ragged,
+    module_ragged_store_ragged,
+    module_ragged_n_store_ragged,
+];
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -243,6 +293,8 @@ impl Kernel for Pipelined {
                     module_ragged_k(*t),
                     module_ragged_n(*t),
                 ]
+                .into_iter()
+                .chain(STORE_RAGGED.map(|f| f(*t)))
             })
             .collect()
     }
@@ -258,7 +310,14 @@ impl Kernel for Pipelined {
         support::pipelines(
             self.0,
             module,
-            &[module_ragged, module_ragged_k, module_ragged_n],
+            &[
+                module_ragged,
+                module_ragged_k,
+                module_ragged_n,
+                module_store_ragged,
+                module_ragged_store_ragged,
+                module_ragged_n_store_ragged,
+            ],
             "pipelined",
             fitting(planner, &t),
         )
@@ -278,13 +337,18 @@ impl Kernel for Pipelined {
             let n4 = round4(n);
             // A ragged K or N: A and B copied into rows of 4 (zeros outside, fig 4.20), or on a
             // skinny product loaded where they lie, each operand wide where its rows allow.
-            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
+            let mut frame = Frame::new(gpu, module, module_in_place, io, shape)
+                .await?
+                .storing_ragged(module_store_ragged, module_in_place_store_ragged);
             let (k_row, n_row) = frame.rows();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split an
             // even number of slices: the shader runs slices in pairs (the granule is 2·BK).
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+            // The output's rows: C's own where one slice writes it (a ragged N stored in
+            // scalars), else rows of 4 for vec4 stores into the partials.
+            let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,
                 k: k_row,
@@ -293,9 +357,9 @@ impl Kernel for Pipelined {
                 tiles,
                 k_split,
                 splits,
-                ld: n4,
+                ld,
             });
-            let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
+            let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             let step = gpu
                 .planned_step(
                     &main,

@@ -374,6 +374,10 @@ pub(crate) struct Frame<'a> {
     padded: (Option<Padded>, Option<Padded>),
     out: Option<Output>,
     splits: u32,
+    /// The main step's module where one slice of K stores a C of ragged N straight, in scalars
+    /// ([`Frame::storing_ragged`]); without it such a C is written as a padded partial product
+    /// and copied.
+    store_ragged: Option<fn(Types) -> crate::kernels::Module>,
 }
 
 impl<'a> Frame<'a> {
@@ -406,7 +410,24 @@ impl<'a> Frame<'a> {
             padded,
             out: None,
             splits: 1,
+            store_ragged: None,
         })
+    }
+
+    /// For a kernel that can store a C of ragged N straight (four scalar stores per vec4): its
+    /// main module of that kind, for A and B copied (`module`) or read in place (`in_place`).
+    /// [`Frame::output`] then takes rows of N for one slice of K.
+    pub(crate) fn storing_ragged(
+        mut self,
+        module: fn(Types) -> crate::kernels::Module,
+        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+    ) -> Frame<'a> {
+        self.store_ragged = Some(if loads_in_place(self.shape) {
+            in_place(self.shape)
+        } else {
+            module
+        });
+        self
     }
 
     /// K and N as the main step reads A's and B's rows: as given, or rounded up to 4 where they
@@ -421,8 +442,9 @@ impl<'a> Frame<'a> {
     }
 
     /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
-    /// (C directly when there is one slice and `ld` is C's N): A, B, that output, and the module
-    /// to launch the main step from (its output type f32 when it writes partials).
+    /// (C directly when there is one slice and `ld` is C's N, which is ragged only for a kernel
+    /// [`Frame::storing_ragged`]): A, B, that output, and the module to launch the main step from
+    /// (its output type f32 when it writes partials).
     pub(crate) async fn output(
         &mut self,
         gpu: &Gpu,
@@ -434,8 +456,12 @@ impl<'a> Frame<'a> {
         self.out = Some(Output::new(gpu, m, n, ld, splits).await?);
         let a = self.padded.0.as_ref().map_or(self.io.a, |b| b.bind());
         let b = self.padded.1.as_ref().map_or(self.io.b, |b| b.bind());
+        let main = match self.store_ragged {
+            Some(ragged) if !n.is_multiple_of(4) => ragged,
+            _ => self.main,
+        };
         Ok(match self.out.as_ref().expect("set above") {
-            Output::Direct => (a, b, self.io.c, (self.main)(self.io.types).shader),
+            Output::Direct => (a, b, self.io.c, main(self.io.types).shader),
             Output::Partials(p) => (a, b, p.bind(), (self.main)(self.io.types.partials()).shader),
         })
     }

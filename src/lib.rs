@@ -62,7 +62,7 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
 pub use launch::{Clock, Timing};
 pub use limits::{DeviceProfile, Limits};
-pub use measure::{Measured, Speed, STEADY_RUNS};
+pub use measure::{Measured, Speed, SIDE_BY_SIDE_SECONDS, STEADY_RUNS};
 pub use pipeline::Shader;
 pub use plan::{Plan, Planner, Tiling};
 

@@ -14,8 +14,8 @@ use web_time::Instant;
 /// measurement ([`Gpu::measure_side_by_side_async`]).
 pub const STEADY_RUNS: usize = 5;
 
-/// Seconds over which the rounds of a side-by-side measurement spread, as far as
-/// [`MAX_ROUNDS`] allows, so that its two halves ([`Speed::paired`]) are two moments.
+/// Seconds over which the rounds of a side-by-side measurement spread, as far as 256 rounds
+/// allow, so that its two halves ([`Speed::paired`]) are two moments.
 pub const SIDE_BY_SIDE_SECONDS: f64 = 0.25;
 
 /// The most rounds of a side-by-side measurement.
@@ -305,8 +305,9 @@ impl Gpu {
 
     /// Time `calls` calls side by side: `f(i)` is call `i`. Each is run once untimed (its
     /// pipelines), then all of them in turn until the GPU has been busy for
-    /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] rounds in which every call runs once,
-    /// each round starting one call further on. Their measurements, in the order of `i`, pair
+    /// [`Gpu::warm_up_seconds`], then rounds in which every call runs once, each round starting
+    /// one call further on: at least [`STEADY_RUNS`], and more until they span
+    /// [`SIDE_BY_SIDE_SECONDS`] (at most 256). Their measurements, in the order of `i`, pair
     /// round by round ([`Measured::against`] compares them with [`Speed::paired`]): two calls
     /// timed one after the other are two moments of an adapter whose speed may drift between
     /// them, a CPU's above all; within a round they share one.

@@ -78,8 +78,10 @@ fn every_solution_passes_and_is_timed_beside_tilekits() {
             yours.min <= yours.median && yours.median <= yours.max,
             "{text}"
         );
-        // The same kernel against itself: a claimed speed-up must sit outside the spread.
+        // The same kernel against itself, timed side by side: round for round.
         assert!(text.contains("yours is "), "{text}");
+        assert_eq!(yours.times.len(), tilekits.times.len(), "{text}");
+        assert!(yours.times.len() >= tilekit::STEADY_RUNS, "{text}");
     }
 }
 

@@ -121,9 +121,10 @@ impl Verdict {
             } => {
                 let t = crate::family::units::time;
                 format!(
-                    "{}: passed at {}\nspeed: yours {} ({}–{}), tilekit's {} ({}–{}): yours is {}",
+                    "{}: passed at {}\nspeed, side by side over {} rounds: yours {} ({}–{}), tilekit's {} ({}–{}): yours is {}",
                     ex.name,
                     shapes.join(", "),
+                    yours.times.len(),
                     t(yours.median),
                     t(yours.min),
                     t(yours.max),

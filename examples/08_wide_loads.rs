@@ -57,19 +57,9 @@ fn main() -> tilekit::Result<()> {
             std::process::exit(1);
         }
     }
-    // A CPU adapter runs several invocations in the lanes of one SIMD instruction, so scalar
-    // loads are already wide there, and the vec4 copy's speed moves between regimes that last
-    // seconds (lavapipe: 1.3x slower than the scalar one in one process, 1.4x faster in the
-    // next): no comparison that a rerun would reproduce.
-    if gpu.is_cpu() {
-        println!(
-            "\nthe two copies are compared on a GPU only (on a CPU adapter scalar loads are already wide)"
-        );
-    } else {
-        println!(
-            "\nthe vec4 copy is {}",
-            copies[1].against(&copies[0]).than("the scalar one")
-        );
-    }
+    println!(
+        "\nthe vec4 copy is {}",
+        copies[1].against(&copies[0]).than("the scalar one")
+    );
     Ok(())
 }

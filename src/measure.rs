@@ -61,6 +61,8 @@ pub struct Measured<R> {
     /// The side-by-side measurement ([`Gpu::measure_side_by_side_async`]) it was one of: its
     /// runs pair, round by round, with those of every other call of the same batch.
     batch: Option<u64>,
+    /// Measured on a CPU adapter ([`Speed::OnCpu`]).
+    cpu: bool,
 }
 
 /// Numbers the batches of side-by-side measurements.
@@ -68,7 +70,7 @@ static NEXT_BATCH: AtomicU64 = AtomicU64::new(0);
 
 impl<R> Measured<R> {
     /// The median, the spread and the order of `runs` (seconds, run), in the order they ran.
-    fn of(mut runs: Vec<(f64, R)>, batch: Option<u64>) -> Measured<R> {
+    fn of(mut runs: Vec<(f64, R)>, batch: Option<u64>, cpu: bool) -> Measured<R> {
         let times: Vec<f64> = runs.iter().map(|r| r.0).collect();
         runs.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (min, max) = (runs[0].0, runs[runs.len() - 1].0);
@@ -80,12 +82,17 @@ impl<R> Measured<R> {
             max,
             times,
             batch,
+            cpu,
         }
     }
 
     /// How this run compares with `other` (see [`Speed`]): round by round where the two were
-    /// measured side by side, by their spreads otherwise.
+    /// measured side by side, by their spreads otherwise; not at all where either was measured
+    /// on a CPU adapter ([`Speed::OnCpu`]).
     pub fn against<S>(&self, other: &Measured<S>) -> Speed {
+        if self.cpu || other.cpu {
+            return Speed::OnCpu;
+        }
         match (self.batch, other.batch) {
             (Some(a), Some(b)) if a == b && self.times.len() == other.times.len() => {
                 Speed::paired(&self.times, &other.times)
@@ -107,6 +114,7 @@ impl<R> Measured<R> {
             max: self.max,
             times: self.times,
             batch: self.batch,
+            cpu: self.cpu,
         }
     }
 }
@@ -115,10 +123,10 @@ impl<R> Measured<R> {
 const CLEAR: f64 = 1.1;
 
 /// How one timed run compares with another, said so that a rerun says the same: "1.8x faster"
-/// or "1.4x slower" only when the medians differ by more than 10% and every run agrees: for two
-/// calls measured side by side, each round's pair of runs ([`Speed::paired`]); otherwise the two
-/// spreads must not overlap ([`Speed::of`]). Anything less is no difference the measurement can
-/// tell.
+/// or "1.4x slower" only when the medians differ by more than 10% and the runs agree: for two
+/// calls measured side by side, round by round ([`Speed::paired`]); otherwise the two spreads
+/// must not overlap ([`Speed::of`]). Anything less is no difference the measurement can tell.
+/// On a CPU adapter nothing is compared ([`Speed::OnCpu`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Speed {
     /// Faster by this factor (> 1).
@@ -127,6 +135,12 @@ pub enum Speed {
     Slower(f64),
     /// No difference the measurement can tell; the ratio of the medians.
     Same(f64),
+    /// Not compared: measured on a CPU adapter, whose kernels' speeds follow whatever else the
+    /// machine runs. On lavapipe (2 cores) the histogram with workgroup atomics read 5.6x faster
+    /// than with global ones on an idle machine and 1.2x slower while a build ran beside it,
+    /// each half of the side-by-side rounds agreeing; the vec4 copy, 1.3x slower than the scalar
+    /// one in one idle process and 1.4x faster in the next (BENCHMARKS.md, 2026-11-26).
+    OnCpu,
 }
 
 impl Speed {
@@ -159,8 +173,8 @@ impl Speed {
     /// rounds, were as fast for a stretch of a dozen. The rounds therefore spread over
     /// [`SIDE_BY_SIDE_SECONDS`], and a regime that holds for only part of them makes the halves
     /// disagree. (One that holds for seconds is beyond any measurement: spread over a second,
-    /// the two copies read 1.3x slower in one process and 1.4x faster in the next. Lesson 08
-    /// compares them only on a GPU.)
+    /// the two copies read 1.3x slower in one process and 1.4x faster in the next, and a busy
+    /// machine turns others round: so a CPU adapter's runs are not compared, [`Speed::OnCpu`].)
     pub fn paired(a: &[f64], b: &[f64]) -> Speed {
         let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| b / a).collect();
         if ratios.is_empty() {
@@ -206,6 +220,9 @@ impl Speed {
                 "not clearly faster or slower than {what} (median ratio {x:.2}x, but the runs \
                  disagree)"
             ),
+            Speed::OnCpu => {
+                format!("compared with {what} on GPUs only (on a CPU, speed follows the load)")
+            }
         }
     }
 }
@@ -394,9 +411,10 @@ impl Gpu {
             round += 1;
         }
         let batch = (calls > 1).then(|| NEXT_BATCH.fetch_add(1, Ordering::Relaxed));
+        let cpu = self.is_cpu();
         Ok(runs
             .into_iter()
-            .map(|runs| Measured::of(runs, batch))
+            .map(|runs| Measured::of(runs, batch, cpu))
             .collect())
     }
 

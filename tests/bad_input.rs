@@ -370,15 +370,34 @@ fn calls_measured_side_by_side_compare_round_by_round() {
         ),
         "the spreads were meant to overlap: {m:?}"
     );
+    // The runs pair round by round: each round's drift is the same for both.
     assert!(
-        matches!(m[0].against(&m[1]), Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
+        matches!(Speed::paired(&m[0].times, &m[1].times), Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
         "{:?}",
-        m[0].against(&m[1])
+        Speed::paired(&m[0].times, &m[1].times)
     );
-    assert!(matches!(m[1].against(&m[0]), Speed::Slower(x) if (x - 2.0).abs() < 1e-9));
-    // Measurements of different batches are compared by their spreads.
-    let other = gpu.measure(|| Ok(1.0), |s: &f64| *s).unwrap();
-    assert!(matches!(m[0].against(&other), Speed::Same(_)));
+    assert!(matches!(
+        Speed::paired(&m[1].times, &m[0].times),
+        Speed::Slower(x) if (x - 2.0).abs() < 1e-9
+    ));
+    // A CPU adapter's runs are not compared at all (its speeds follow the machine's other work);
+    // a GPU's are, round by round.
+    let verdict = m[0].against(&m[1]);
+    if gpu.is_cpu() {
+        assert_eq!(verdict, Speed::OnCpu);
+        assert_eq!(
+            verdict.than("naive"),
+            "compared with naive on GPUs only (on a CPU, speed follows the load)"
+        );
+    } else {
+        assert!(
+            matches!(verdict, Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
+            "{verdict:?}"
+        );
+        // Measurements of different batches are compared by their spreads.
+        let other = gpu.measure(|| Ok(1.0), |s: &f64| *s).unwrap();
+        assert!(matches!(m[0].against(&other), Speed::Same(_)));
+    }
 }
 
 #[test]

@@ -87,13 +87,6 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         )
     ));
     r.charts.push(chart);
-    // No verdict on a CPU adapter: there the vec4 copy's speed moves between regimes that last
-    // seconds (lavapipe on 2 cores, side by side with the scalar copy over a second: 1.3x
-    // slower in one process, 1.4x faster in the next), so no comparison a rerun reproduces.
-    r.key = if gpu.is_cpu() {
-        "vec4 copy: compared on a GPU only (scalar loads are already wide here)".into()
-    } else {
-        format!("vec4 copy {}", copies[1].against(&copies[0]).than("scalar"))
-    };
+    r.key = format!("vec4 copy {}", copies[1].against(&copies[0]).than("scalar"));
     Ok(r)
 }

@@ -15,6 +15,7 @@ use crate::kernels::matmul::{self, Variant as Mm};
 use crate::kernels::{histogram, reduce, transpose};
 use crate::pipeline::Shader;
 use crate::{Gpu, Result};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The first element a learner's kernel got wrong.
@@ -33,6 +34,10 @@ type Pending<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<
 
 /// Runs one shape: the first wrong element, if any.
 type RunCase = Box<dyn for<'a> Fn(&'a Gpu) -> Pending<'a, Option<Mismatch>>>;
+
+/// An exercise's speed case once its inputs are on the device: each call runs the kernel alone
+/// and gives its seconds.
+type Runner<'a> = Box<dyn FnMut() -> Pending<'a, f64> + 'a>;
 
 /// One shape a check runs.
 pub struct Case {
@@ -68,8 +73,11 @@ pub struct Exercise {
     /// The hint when only a ragged shape fails.
     pub edge_hint: &'static str,
     cases: fn() -> Vec<Case>,
-    /// One timed run at a size for comparing speed (seconds).
-    speed: for<'a> fn(&'a Gpu) -> Pending<'a, f64>,
+    /// The speed case: its inputs made and uploaded once, then a runner that times the kernel
+    /// alone on them. Made afresh for every run, a 2^26-byte histogram's input kept the GPU idle
+    /// between its kernels for tens of milliseconds, its clock fell, and the checker printed
+    /// 423 µs for a kernel that runs in 123 warm (H100, BENCHMARKS.md, 2026-11-26).
+    speed: for<'a> fn(&'a Gpu) -> Pending<'a, Runner<'a>>,
 }
 
 /// What `check` found.
@@ -210,8 +218,16 @@ pub fn exercises() -> Vec<Exercise> {
             cases: || vec![reverse_case(64), reverse_case(1000), reverse_case(1)],
             speed: |g| {
                 Box::pin(async move {
-                let data: Vec<u32> = (0..1024).collect();
-                Ok(g.reverse_dynamic_async(&data).await?.1.timing.seconds)})
+                    // 1,024 words: the upload of each run is small beside its launch.
+                    let data: Rc<Vec<u32>> = Rc::new((0..1024).collect());
+                    let run: Runner = Box::new(move || {
+                        let data = data.clone();
+                        Box::pin(async move {
+                            Ok(g.reverse_dynamic_async(&data).await?.1.timing.seconds)
+                        })
+                    });
+                    Ok(run)
+                })
             },
         },
         Exercise {
@@ -228,11 +244,23 @@ pub fn exercises() -> Vec<Exercise> {
             cases: || vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
             speed: |g| {
                 Box::pin(async move {
-                let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
-                Ok(g.reduce_with_async(&data, reduce::Op::Sum, reduce::Variant::Workgroup).await?
-                    .1
-                    .timing
-                    .seconds)})
+                    let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
+                    let input = Rc::new(g.upload_async("reduce input", &data).await?);
+                    let run: Runner = Box::new(move || {
+                        let input = input.clone();
+                        Box::pin(async move {
+                            let (_, run) = g
+                                .reduce_on_device_async(
+                                    &*input,
+                                    reduce::Op::Sum,
+                                    reduce::Variant::Workgroup,
+                                )
+                                .await?;
+                            Ok(run.timing.seconds)
+                        })
+                    });
+                    Ok(run)
+                })
             },
         },
         Exercise {
@@ -249,12 +277,29 @@ pub fn exercises() -> Vec<Exercise> {
             cases: || vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
             speed: |g| {
                 Box::pin(async move {
-                let n = if g.is_cpu() { 256 } else { 4096 };
-                let data: Vec<u32> = (0..(n * n) as u32).collect();
-                Ok(g.transpose_async(&data, n, n, transpose::Variant::Padded, None).await?
-                    .1
-                    .timing
-                    .seconds)})
+                    let n = if g.is_cpu() { 256 } else { 4096 };
+                    let data: Vec<u32> = (0..(n * n) as u32).collect();
+                    let io = Rc::new((
+                        g.upload_async("transpose input", &data).await?,
+                        g.alloc_async::<u32>("transposed", n * n).await?,
+                    ));
+                    let run: Runner = Box::new(move || {
+                        let io = io.clone();
+                        Box::pin(async move {
+                            let run = g
+                                .transpose_on_device_async(
+                                    &io.0,
+                                    &io.1,
+                                    (n, n),
+                                    transpose::Variant::Padded,
+                                    None,
+                                )
+                                .await?;
+                            Ok(run.timing.seconds)
+                        })
+                    });
+                    Ok(run)
+                })
             },
         },
         Exercise {
@@ -271,11 +316,27 @@ pub fn exercises() -> Vec<Exercise> {
             cases: || vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
             speed: |g| {
                 Box::pin(async move {
-                let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
-                Ok(g.histogram_u8_async(&data, histogram::Variant::Workgroup).await?
-                    .1
-                    .timing
-                    .seconds)})
+                    let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
+                    let words = Rc::new(
+                        g.upload_async("histogram input", &histogram::pack_bytes(&data))
+                            .await?,
+                    );
+                    let n = data.len();
+                    let run: Runner = Box::new(move || {
+                        let words = words.clone();
+                        Box::pin(async move {
+                            let (_, run) = g
+                                .histogram_on_device_async(
+                                    &words,
+                                    histogram::Values::U8(n),
+                                    histogram::Variant::Workgroup,
+                                )
+                                .await?;
+                            Ok(run.timing.seconds)
+                        })
+                    });
+                    Ok(run)
+                })
             },
         },
     ]
@@ -382,6 +443,10 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     // library runs it, the lesson's own shader checked as a learner's file read 3.5x slower on
     // the H100 (tiled-matmul, 981 µs against 279; BENCHMARKS.md, 2026-11-26).
     let tilekits = learner_shader(ex, ex.solution_source, LOOP_CAP);
+    let mut run = match (ex.speed)(gpu).await {
+        Ok(run) => run,
+        Err(e) => return Verdict::Failed(e.to_string()),
+    };
     let mut stopped = false;
     let timed = gpu
         .measure_side_by_side_async(
@@ -389,7 +454,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
             async |i| {
                 let file = if i == 0 { &shader } else { &tilekits };
                 let (s, capped) = gpu
-                    .with_watched_substitute_async(ex.module, file.clone(), (ex.speed)(gpu))
+                    .with_watched_substitute_async(ex.module, file.clone(), run())
                     .await?;
                 stopped |= capped && i == 0;
                 s
@@ -492,10 +557,23 @@ fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
     }
 }
 
-async fn matmul_speed(g: &Gpu, n: usize) -> Result<f64> {
+/// The matmul exercises' speed case: A·A at n³ on device buffers, at TILE=16.
+async fn matmul_speed(g: &Gpu, n: usize) -> Result<Runner<'_>> {
     let a = crate::random::uniform_f32(n * n, 3);
-    let (_, run) = g.matmul_with_async(&a, &a, (n, n, n), &tile16()).await?;
-    Ok(run.timing.seconds)
+    let shape = matmul::Shape::new(n, n, n)?;
+    let io = Rc::new((
+        g.upload_async("A", &a).await?,
+        g.alloc_async::<f32>("C", n * n).await?,
+    ));
+    Ok(Box::new(move || {
+        let io = io.clone();
+        Box::pin(async move {
+            let run = g
+                .matmul_on_device_async(&io.0, &io.0, &io.1, shape, &tile16())
+                .await?;
+            Ok(run.timing.seconds)
+        })
+    }))
 }
 
 fn reverse_case(n: usize) -> Case {

@@ -29,13 +29,17 @@
 
 struct Params {
     m: u32,        // rows of A and C
-    k: u32,        // columns of A = rows of B (a multiple of 4 for the wide loads)
-    n: u32,        // columns of B (a multiple of 4 for the wide loads)
+    k: u32,        // columns of A = rows of B
+    n: u32,        // B's row length: N, or N rounded up to 4 where B was copied (wide loads)
     tiles_x: u32,  // output blocks per row: ceil(ld / BN)
     tiles: u32,    // output blocks per split
     k_split: u32,  // K per split (a multiple of 2·BK: slices run in pairs)
     splits: u32,
     ld: u32,       // columns of the output: n rounded up to a multiple of 4
+    lda: u32,      // A's row length: K, or K rounded up to 4 where A was copied (wide loads)
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // A and B are bound by the files of loads (binding 0 and 1), the output by the file of stores

@@ -1,6 +1,9 @@
-// The pipelined matmul's global loads of A where K is a multiple of 4 (joined after
-// matmul_pipelined.wgsl, with one of the two files for B): each vec4 is one 128-bit load (64 for
-// f16).
+// The pipelined matmul's global loads of A where its rows are multiples of 4 elements (joined
+// after matmul_pipelined.wgsl, with one of the two files for B): each vec4 is one 128-bit load
+// (64 for f16). A ragged K comes here copied into rows of `p.lda` = K rounded up to 4 (zeros
+// past K). The row length is a uniform of its own, not K rounded here: rounding it in the
+// address of every load made the f32 kernel 1.4–3.2% slower at aligned shapes (H100,
+// BENCHMARKS.md 2026-11-26: 4096³ 2980 µs against 2931).
 
 @group(0) @binding(0) var<storage, read> a4: array<Elem4>;
 
@@ -11,7 +14,7 @@ fn load_a(me: u32, i: u32, row0: u32, k0: u32, k_end: u32) -> Elem4 {
     let r = e / (BK / 4u);
     let kk = k0 + 4u * (e % (BK / 4u));
     if (e < BM * BK / 4u && row0 + r < p.m && kk < k_end) {
-        return a4[((row0 + r) * p.k + kk) / 4u];
+        return a4[((row0 + r) * p.lda + kk) / 4u];
     }
     return Elem4();
 }

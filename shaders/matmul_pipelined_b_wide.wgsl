@@ -1,6 +1,7 @@
-// The pipelined matmul's global loads of B where N is a multiple of 4 (joined after
-// matmul_pipelined.wgsl, with one of the two files for A): each vec4 is one 128-bit load (64 for
-// f16).
+// The pipelined matmul's global loads of B where its rows are multiples of 4 elements (joined
+// after matmul_pipelined.wgsl, with one of the two files for A): each vec4 is one 128-bit load
+// (64 for f16). A ragged N comes here copied into rows of `p.n` = N rounded up to 4 (zeros past
+// N); B keeps its K rows, and no load reaches past k_end.
 
 @group(0) @binding(1) var<storage, read> b4: array<Elem4>;
 

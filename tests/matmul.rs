@@ -125,8 +125,10 @@ fn plan_is_launch(v: Variant) {
 /// A skinny ragged product reaches the pipelined kernel as it is: its scalar loads read A and B
 /// where they lie, so no padded copy is made (the tile would say so), and the product is right
 /// with K ragged, N ragged or both, in one split of K and in several (a split then ends inside a
-/// row of A). A ragged product that is not skinny is copied into rows of 4 first, and the tile
-/// says so. The small-M kernel follows the same rule, which every A of up to 16 rows meets.
+/// row of A). A ragged product that is not skinny has the operand that K or N misaligns copied
+/// into rows of 4 first (A for K, B for N; the other stays where it lies), and the tile says
+/// which. The small-M kernel reads every shape in place, as the rule does for every A of up to
+/// 16 rows.
 #[test]
 fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     use tilekit::kernels::matmul::loads_in_place;
@@ -147,11 +149,23 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
         split |= run.splits > 1 && k % 4 != 0;
     }
     assert!(split, "no ragged K was split");
-    for (i, &(m, k, n)) in [(300, 301, 300), (260, 64, 263)].iter().enumerate() {
+    let mut split_copied = false;
+    for (i, &(m, k, n, copied)) in [
+        (300, 301, 300, "padded A"),
+        (260, 64, 263, "padded B"),
+        (300, 301, 303, "padded A and B"),
+    ]
+    .iter()
+    .enumerate()
+    {
         assert!(!loads_in_place(Shape::new(m, k, n).unwrap()));
-        let run = check(m, k, n, &Selection::Variant(v), 65 + i as u64);
-        assert!(run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile);
+        for sel in [Selection::Variant(v), Selection::Tile("64x64x8".into())] {
+            let run = check(m, k, n, &sel, 65 + i as u64);
+            assert!(run.tile.ends_with(copied), "{m}x{k}x{n}: {}", run.tile);
+            split_copied |= run.splits > 1 && k % 4 != 0;
+        }
     }
+    assert!(split_copied, "no copied ragged K was split");
     let gemv = variant("gemv");
     let mut split = false;
     for (i, &(m, k, n)) in [(1, 301, 131), (5, 300, 131), (16, 301, 132), (3, 4099, 9)]
@@ -163,8 +177,17 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
         split |= run.splits > 1 && k % 4 != 0;
     }
     assert!(split, "gemv: no ragged K was split");
-    let run = check(260, 45, 263, &Selection::Variant(gemv), 75);
-    assert!(run.tile.contains("padded"), "gemv 260x45x263: {}", run.tile);
+    // Forced on a product the rule would copy, it still reads in place: its wide loads of B
+    // take rows of 4 up to K, which A copied alone would carry past B's last row.
+    for (i, &(m, k, n)) in [(260, 45, 263), (260, 45, 264)].iter().enumerate() {
+        assert!(!loads_in_place(Shape::new(m, k, n).unwrap()));
+        let run = check(m, k, n, &Selection::Variant(gemv), 75 + i as u64);
+        assert!(
+            !run.tile.contains("padded"),
+            "gemv {m}x{k}x{n}: {}",
+            run.tile
+        );
+    }
 }
 
 /// The sum of the split-K partials fills every element of C (poisoned first) in each of its

@@ -2,9 +2,9 @@
 //! (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX). The tiling of lesson 02 one level up: workgroup
 //! blocks staged in workgroup memory as f16 (double-buffered, loaded two slices ahead, unmasked
 //! except at the end of K), each subgroup holding a grid of 16×16 f32 accumulator fragments, one
-//! `coopMultiplyAdd` per fragment per 16-deep step. A ragged K or N is copied into rows of 4
-//! halves first, or on a skinny product read where it lies ([`super::loads_in_place`]), each
-//! vec4 of the ragged operand (A for K, B for N) from four scalar loads. Shader:
+//! `coopMultiplyAdd` per fragment per 16-deep step. The operand a ragged K or N misaligns (A for
+//! K, B for N) is copied into rows of 4 halves first, or on a skinny product read where it lies
+//! ([`super::loads_in_place`]), each vec4 of it from four scalar loads. Shader:
 //! `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`, then the loads of A
 //! (`shaders/matmul_coop_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
@@ -416,13 +416,12 @@ impl Kernel for Coop {
         Box::pin(async move {
             let plan = plan.expect("the cooperative kernel has a plan");
             let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
-            let Shape { m, n, .. } = shape;
+            let Shape { m, k, n } = shape;
             let n4 = round4(n);
-            // Ragged K or N: A and B copied into rows of 4 halves (zeros outside, fig 4.20) for
-            // 64-bit loads, or on a skinny product read where they lie (`loads_in_place`, whose
-            // figures include this kernel's).
+            // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
+            // (zeros outside, fig 4.20) for 64-bit loads, or on a skinny product read where it
+            // lies (`loads_in_place`, whose figures include this kernel's).
             let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
-            let (k_row, n_row) = frame.rows();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a
@@ -433,8 +432,8 @@ impl Kernel for Coop {
             let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,
-                k: k_row,
-                n: n_row,
+                k,
+                n,
                 tiles_x,
                 tiles,
                 k_split,
@@ -444,7 +443,7 @@ impl Kernel for Coop {
                 _pad: [0; 3],
             });
             // The loop: the block's own, or in groups where the 32×512 block's splits are deep.
-            let depth = if splits > 1 { k_split } else { k_row };
+            let depth = if splits > 1 { k_split } else { k };
             let constants = with_group(&plan.constants(), group_at(&plan.constants(), depth));
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             let step = gpu

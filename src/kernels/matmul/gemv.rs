@@ -275,14 +275,15 @@ impl Kernel for Gemv {
         Box::pin(async move {
             let plan = plan.expect("the gemv kernel has a plan");
             let wx = plan.constant("WX");
-            let Shape { m, n, .. } = shape;
+            let Shape { m, k, n } = shape;
             let n4 = round4(n);
             // A ragged K or N is read where it lies, four scalar loads per vec4 (zero outside:
             // fig 4.20): B is read once per block of rows, so copying it into rows of 4 would
             // cost more than the product. Every shape the library gives this kernel (up to 16
-            // rows) meets the rule (`loads_in_place`); a larger one forced here is copied.
-            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
-            let (k_row, n_row) = frame.rows();
+            // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
+            // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
+            // A copied alone would carry past B's last row.
+            let mut frame = Frame::always_in_place(gpu, module, module_in_place, io, shape).await?;
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of
@@ -290,8 +291,8 @@ impl Kernel for Gemv {
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
             let params = gpu.uniform(&Params {
                 m,
-                k: k_row,
-                n: n_row,
+                k,
+                n,
                 col_groups,
                 row_blocks,
                 k_split,

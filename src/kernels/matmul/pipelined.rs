@@ -2,9 +2,9 @@
 //! per slice, register prefetch two slices ahead, 128-bit workgroup-memory reads, 8×8 per
 //! invocation), with split-K when the output blocks cannot fill the GPU. Where every row of A
 //! and B is a multiple of 4 elements its global loads are 128 bits wide. Where K or N is ragged,
-//! A and B are copied into rows of 4 first, or, on a skinny product that the copies would cost
-//! more than they save ([`super::loads_in_place`]), each vec4 of the ragged operand (A for K,
-//! B for N) is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
+//! the ragged operand (A for K, B for N) is copied into rows of 4 first, or, on a skinny product
+//! that the copies would cost more than they save ([`super::loads_in_place`]), each vec4 of it
+//! is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
 //! `shaders/matmul_support.wgsl`, then the loads of A (`shaders/matmul_pipelined_a_wide.wgsl` or
 //! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`), and the stores of the output
 //! (`_c_wide.wgsl`: vec4s into C or into split-K partials; `_c_ragged.wgsl`: where one slice of K
@@ -77,7 +77,8 @@ fn module_in_place(shape: Shape) -> fn(Types) -> Module {
     support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
 
-/// A ragged N in one slice of K, A and B copied into rows of 4: C stored straight, in scalars.
+/// A ragged N in one slice of K, the ragged operands copied into rows of 4: C stored straight, in
+/// scalars.
 fn module_store_ragged(types: Types) -> Module {
     module_with(types, "matmul_pipelined_c1", A_WIDE, B_WIDE, C_RAGGED)
 }
@@ -132,6 +133,8 @@ struct Params {
     k_split: u32,
     splits: u32,
     ld: u32,
+    lda: u32,
+    _pad: [u32; 3],
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -333,14 +336,15 @@ impl Kernel for Pipelined {
         Box::pin(async move {
             let plan = plan.expect("the pipelined kernel has a plan");
             let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
-            let Shape { m, n, .. } = shape;
+            let Shape { m, k, n } = shape;
             let n4 = round4(n);
-            // A ragged K or N: A and B copied into rows of 4 (zeros outside, fig 4.20), or on a
-            // skinny product loaded where they lie, each operand wide where its rows allow.
+            // A ragged K or N: the ragged operand copied into rows of 4 (zeros outside, fig
+            // 4.20), or on a skinny product loaded where it lies, each operand wide where its
+            // rows allow. Either way the kernel reads K and N as they are.
             let mut frame = Frame::new(gpu, module, module_in_place, io, shape)
                 .await?
                 .storing_ragged(module_store_ragged, module_in_place_store_ragged);
-            let (k_row, n_row) = frame.rows();
+            let (lda, ldb) = frame.row_lengths();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split an
@@ -351,13 +355,15 @@ impl Kernel for Pipelined {
             let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,
-                k: k_row,
-                n: n_row,
+                k,
+                n: ldb,
                 tiles_x,
                 tiles,
                 k_split,
                 splits,
                 ld,
+                lda,
+                _pad: [0; 3],
             });
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             let step = gpu

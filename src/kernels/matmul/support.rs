@@ -264,7 +264,7 @@ pub const IN_PLACE_UP_TO: u64 = 128;
 
 /// Whether a ragged K or N is read where it lies (four scalar loads per vec4 of the ragged
 /// operand: the `*_ragged.wgsl` loads of the pipelined, small-M and cooperative kernels) rather
-/// than copied into rows of 4 first (the `pad` pass). Copying costs a pass over A and B; the
+/// than copied into rows of 4 first (the `pad` pass). Copying costs a pass over the operand; the
 /// scalar loads cost every slice of the product. Per element copied, A is used N times and B M
 /// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
 /// 2026-11-25), µs, copied against in place, the pipelined kernel: 17×4099×4097 91 against 50,
@@ -299,9 +299,11 @@ pub(crate) fn each_operand_wide(
     }
 }
 
-/// Ragged K or N: the steps that copy A and B into rows of 4 elements (zeros outside, fig 4.20)
-/// and the copies, for a variant whose loads are 4 elements wide. A is padded to `k4` columns,
-/// B to `k4` rows and `n4` columns.
+/// Ragged K or N: the steps that copy the ragged operands into rows of 4 elements (zeros outside,
+/// fig 4.20) and the copies, for a variant whose loads are 4 elements wide: A to `k4` columns
+/// where K is ragged, B to `n4` columns where N is. Each keeps its rows: the main step reads K
+/// rows of B whatever A's row length, so a ragged K alone leaves B where it lies (H100,
+/// BENCHMARKS.md 2026-11-26: f32 3000×5001×700 554 µs against 565 with B copied too).
 pub(crate) async fn pad_operands(
     gpu: &Gpu,
     shader: &Shader,
@@ -319,8 +321,8 @@ pub(crate) async fn pad_operands(
     } else {
         None
     };
-    let pb = if k4 != k || n4 != n {
-        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k4, n4)).await?;
+    let pb = if n4 != n {
+        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k, n4)).await?;
         steps.push(s);
         Some(buf)
     } else {
@@ -360,9 +362,9 @@ pub(crate) fn pipelines(
 }
 
 /// What the fast variants' launches share, around their own main step: a ragged K or N read in
-/// place ([`loads_in_place`]) or A and B copied into rows of 4 elements first, the output (C
-/// itself, or f32 split-K partials that `sum_splits` adds into C), and the assembly of the
-/// [`super::Launch`].
+/// place ([`loads_in_place`]) or the operand it misaligns copied into rows of 4 elements first,
+/// the output (C itself, or f32 split-K partials that `sum_splits` adds into C), and the
+/// assembly of the [`super::Launch`].
 pub(crate) struct Frame<'a> {
     io: super::Operands<'a>,
     shape: Shape,
@@ -372,6 +374,8 @@ pub(crate) struct Frame<'a> {
     shader: Shader,
     steps: Vec<Step>,
     padded: (Option<Padded>, Option<Padded>),
+    /// Whether the main step reads a ragged K or N where it lies.
+    reads_in_place: bool,
     out: Option<Output>,
     splits: u32,
     /// The main step's module where one slice of K stores a C of ragged N straight, in scalars
@@ -383,8 +387,8 @@ pub(crate) struct Frame<'a> {
 impl<'a> Frame<'a> {
     /// The operands of `shape` as the main step reads them: where [`loads_in_place`] says so, as
     /// they are, the main step from `in_place(shape)`'s module (loads that take rows of any
-    /// length); else from `module`, with A and B copied into rows of 4 where K or N is ragged (a
-    /// step each). The padding and the final sum always come from `module`.
+    /// length); else from `module`, with A copied into rows of 4 where K is ragged and B where N
+    /// is (a step each). The padding and the final sum always come from `module`.
     pub(crate) async fn new(
         gpu: &Gpu,
         module: fn(Types) -> crate::kernels::Module,
@@ -392,9 +396,34 @@ impl<'a> Frame<'a> {
         io: super::Operands<'a>,
         shape: Shape,
     ) -> Result<Frame<'a>> {
+        Self::reading(gpu, module, in_place, io, shape, loads_in_place(shape)).await
+    }
+
+    /// [`Frame::new`] for a kernel that reads a ragged K or N where it lies at every shape: one
+    /// whose wide loads of B take rows of 4 up to K (the small-M kernel's), which a copied A
+    /// alone (B left as it is) would make read past B's last row.
+    pub(crate) async fn always_in_place(
+        gpu: &Gpu,
+        module: fn(Types) -> crate::kernels::Module,
+        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+        io: super::Operands<'a>,
+        shape: Shape,
+    ) -> Result<Frame<'a>> {
+        let ragged = !shape.k.is_multiple_of(4) || !shape.n.is_multiple_of(4);
+        Self::reading(gpu, module, in_place, io, shape, ragged).await
+    }
+
+    async fn reading(
+        gpu: &Gpu,
+        module: fn(Types) -> crate::kernels::Module,
+        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+        io: super::Operands<'a>,
+        shape: Shape,
+        reads_in_place: bool,
+    ) -> Result<Frame<'a>> {
         let shader = module(io.types).shader;
         let mut steps = Vec::new();
-        let (main, padded) = if loads_in_place(shape) {
+        let (main, padded) = if reads_in_place {
             (in_place(shape), (None, None))
         } else {
             let padded =
@@ -408,37 +437,35 @@ impl<'a> Frame<'a> {
             shader,
             steps,
             padded,
+            reads_in_place,
             out: None,
             splits: 1,
             store_ragged: None,
         })
     }
 
+    /// A's and B's row lengths as the main step reads them: K and N, each rounded up to 4 where
+    /// that operand was copied.
+    pub(crate) fn row_lengths(&self) -> (u32, u32) {
+        let Shape { k, n, .. } = self.shape;
+        let copied = |p: &Option<Padded>, x: u32| if p.is_some() { round4(x) } else { x };
+        (copied(&self.padded.0, k), copied(&self.padded.1, n))
+    }
+
     /// For a kernel that can store a C of ragged N straight (four scalar stores per vec4): its
-    /// main module of that kind, for A and B copied (`module`) or read in place (`in_place`).
+    /// main module of that kind, for the operands copied (`module`) or read in place (`in_place`).
     /// [`Frame::output`] then takes rows of N for one slice of K.
     pub(crate) fn storing_ragged(
         mut self,
         module: fn(Types) -> crate::kernels::Module,
         in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
     ) -> Frame<'a> {
-        self.store_ragged = Some(if loads_in_place(self.shape) {
+        self.store_ragged = Some(if self.reads_in_place {
             in_place(self.shape)
         } else {
             module
         });
         self
-    }
-
-    /// K and N as the main step reads A's and B's rows: as given, or rounded up to 4 where they
-    /// were copied.
-    pub(crate) fn rows(&self) -> (u32, u32) {
-        let Shape { k, n, .. } = self.shape;
-        if loads_in_place(self.shape) {
-            (k, n)
-        } else {
-            (round4(k), round4(n))
-        }
     }
 
     /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
@@ -467,7 +494,8 @@ impl<'a> Frame<'a> {
     }
 
     /// The launch: the padding, `main` (the plan's step), the sum of the partials into C; the
-    /// plan's tile with the split and the padding said.
+    /// plan's tile with the split and the operands copied said ("padded A", "padded B",
+    /// "padded A and B").
     pub(crate) async fn finish(
         mut self,
         gpu: &Gpu,
@@ -496,9 +524,12 @@ impl<'a> Frame<'a> {
         if self.splits > 1 {
             tile += &format!(" split-K {}", self.splits);
         }
-        if self.padded.0.is_some() || self.padded.1.is_some() {
-            tile += " padded";
-        }
+        tile += match (&self.padded.0, &self.padded.1) {
+            (Some(_), Some(_)) => " padded A and B",
+            (Some(_), None) => " padded A",
+            (None, Some(_)) => " padded B",
+            (None, None) => "",
+        };
         scratch.extend(self.padded.0.map(|b| Box::new(b) as _));
         scratch.extend(self.padded.1.map(|b| Box::new(b) as _));
         if let Some(Output::Partials(p)) = self.out {

@@ -283,7 +283,15 @@ impl Kernel for Gemv {
             // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
             // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
             // A copied alone would carry past B's last row.
-            let mut frame = Frame::always_in_place(gpu, module, module_in_place, io, shape).await?;
+            let mut frame = Frame::reading(
+                gpu,
+                module,
+                module_in_place,
+                io,
+                shape,
+                support::ragged(shape),
+            )
+            .await?;
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of

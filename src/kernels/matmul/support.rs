@@ -277,9 +277,13 @@ pub const IN_PLACE_UP_TO: u64 = 128;
 /// 777×1234×2345 48.9 against 66.8, 4095³ 613 against 735. Every shape of up to 16 rows (the
 /// small-M kernel's) meets the rule.
 pub fn loads_in_place(shape: Shape) -> bool {
-    let Shape { m, k, n } = shape;
-    let (m, n) = (m as u64, n as u64);
-    (k % 4 != 0 || n % 4 != 0) && m * n <= IN_PLACE_UP_TO * (m + n)
+    let (m, n) = (shape.m as u64, shape.n as u64);
+    ragged(shape) && m * n <= IN_PLACE_UP_TO * (m + n)
+}
+
+/// Whether K or N is not a multiple of 4: a row of A or of B then starts anywhere.
+pub(crate) fn ragged(shape: Shape) -> bool {
+    !shape.k.is_multiple_of(4) || !shape.n.is_multiple_of(4)
 }
 
 /// Of a kernel's modules that read a ragged product in place, the one for `shape`: each operand
@@ -399,21 +403,10 @@ impl<'a> Frame<'a> {
         Self::reading(gpu, module, in_place, io, shape, loads_in_place(shape)).await
     }
 
-    /// [`Frame::new`] for a kernel that reads a ragged K or N where it lies at every shape: one
-    /// whose wide loads of B take rows of 4 up to K (the small-M kernel's), which a copied A
-    /// alone (B left as it is) would make read past B's last row.
-    pub(crate) async fn always_in_place(
-        gpu: &Gpu,
-        module: fn(Types) -> crate::kernels::Module,
-        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
-        io: super::Operands<'a>,
-        shape: Shape,
-    ) -> Result<Frame<'a>> {
-        let ragged = !shape.k.is_multiple_of(4) || !shape.n.is_multiple_of(4);
-        Self::reading(gpu, module, in_place, io, shape, ragged).await
-    }
-
-    async fn reading(
+    /// The operands of `shape` read where they lie if `reads_in_place` (only a [`ragged`] shape
+    /// may ask it; the small-M kernel does at every such shape), else copied as [`Frame::new`]
+    /// copies them.
+    pub(crate) async fn reading(
         gpu: &Gpu,
         module: fn(Types) -> crate::kernels::Module,
         in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,

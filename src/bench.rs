@@ -101,9 +101,10 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         0,
         fma_ops,
         Bound::Compute,
-        |_| {
+        |check| {
             let t = gpu.fma_ceiling(&sink, groups, iters)?;
-            Ok((t.seconds, true, "WG=256, 8 chains".into()))
+            let ok = !check || gpu.fma_ceiling_verified(&sink, groups, iters)?;
+            Ok((t.seconds, ok, "WG=256, 8 chains".into()))
         },
     )?;
     drop(sink);

@@ -1,5 +1,7 @@
-//! The arithmetic ceiling: eight independent FMA chains per invocation (`shaders/ceiling.wgsl`),
-//! so the multiply-add units, not the latency of one chain, set the pace. `tilekit bench` puts
+//! The arithmetic ceiling: eight independent FMA chains per invocation, eight steps a pass of the
+//! loop (`shaders/ceiling.wgsl`), so the multiply-add units, not the latency of one chain or the
+//! loop's own counter, set the pace; each invocation's result is checked against the chains
+//! computed in f64. `tilekit bench` puts
 //! every compute-bound figure beside it, measured in the same run; the copy ceiling is the wide
 //! family's vec4 copy ([`Gpu::copy_on_device`]), the matrix units' the matmul family's
 //! (`src/kernels/matmul/ceiling.rs`).
@@ -14,6 +16,32 @@ const WG: u32 = 256;
 /// The ceiling's source, for the shader tests.
 pub(crate) fn ceiling_shader() -> Shader {
     CEILING
+}
+
+/// The multiplier each chain's step multiplies by (`mul_bits`), and the constant it adds
+/// (`c` in the shader).
+const MUL: f32 = 0.999_999;
+const ADD: f32 = 1e-3;
+
+/// What each of a workgroup's invocations stores after `iterations` steps: the sum of its eight
+/// chains, each `a ← a·MUL + ADD` from `lid·10⁻⁴ + j/10`, in f64.
+fn fma_ceiling_expected(iterations: u32) -> Vec<f64> {
+    (0..WG)
+        .map(|lid| {
+            let s = lid as f32 * 1e-4;
+            let starts = [0.0f32, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+            starts
+                .iter()
+                .map(|&j| {
+                    let mut a = (s + j) as f64;
+                    for _ in 0..iterations {
+                        a = a * MUL as f64 + ADD as f64;
+                    }
+                    a
+                })
+                .sum()
+        })
+        .collect()
 }
 
 impl Gpu {
@@ -33,7 +61,7 @@ impl Gpu {
                 sink.len(),
             ));
         }
-        let params = self.uniform(&[iterations, groups, 0.999_999f32.to_bits(), 0]);
+        let params = self.uniform(&[iterations, groups, MUL.to_bits(), 0]);
         self.launch(
             &CEILING,
             "fma_chains",
@@ -42,6 +70,39 @@ impl Gpu {
             groups as u64,
         )
         .await
+    }
+
+    /// Whether every invocation's sum in `sink` after a [`Gpu::fma_ceiling_async`] run of
+    /// `groups` workgroups and `iterations` steps is its eight chains' (computed here in f64),
+    /// within 10⁻³ of it: the GPU rounds each step in f32 and may fuse the multiply-add or not,
+    /// but work left out or values gone wrong show.
+    pub async fn fma_ceiling_verified_async(
+        &self,
+        sink: &DeviceBuffer<f32>,
+        groups: u32,
+        iterations: u32,
+    ) -> Result<bool> {
+        let want = fma_ceiling_expected(iterations);
+        let got = self.read_async(sink).await?;
+        let len = groups as usize * WG as usize;
+        Ok(got.len() >= len
+            && got[..len].chunks(WG as usize).all(|group| {
+                group
+                    .iter()
+                    .zip(&want)
+                    .all(|(&g, &w)| (g as f64 - w).abs() <= 1e-3 * w.abs().max(1.0))
+            }))
+    }
+
+    /// Blocking [`Gpu::fma_ceiling_verified_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn fma_ceiling_verified(
+        &self,
+        sink: &DeviceBuffer<f32>,
+        groups: u32,
+        iterations: u32,
+    ) -> Result<bool> {
+        crate::gpu::block_on(self.fma_ceiling_verified_async(sink, groups, iterations))
     }
 
     /// Blocking [`Gpu::fma_ceiling_async`].

@@ -49,6 +49,11 @@ struct Params {
 override BM: u32 = 128u;
 override BN: u32 = 128u;
 override BK: u32 = 16u;  // a multiple of 8
+// How the block is fed, set per block by the host (pipelined.rs): AHEAD slices fetched from
+// global memory ahead of the one multiplied (1 or 2), and with EARLY = 1 each k step's operands
+// read from workgroup memory before the previous step's multiply-adds (one ahead only).
+override AHEAD: u32 = 2u;
+override EARLY: u32 = 0u;
 // Each invocation computes 8×8 outputs; the workgroup is (BN/8)×(BM/8).
 const MAX_LOADS: u32 = 4u;  // vec4 loads per invocation per slice, per operand (BK <= BM/4, BN/4)
 
@@ -118,16 +123,46 @@ fn multiply(acc: ptr<function, array<vec4<f32>, 16>>, buf: u32, lid: vec3<u32>) 
     let abase = buf * BK * BM / 4u;
     let bbase = buf * BK * BN / 4u;
     for (var k8 = 0u; k8 < BK; k8 += 8u) {
-        for (var kk = k8; kk < k8 + 8u; kk++) {
-            let a_lo = a_s[abase + kk * (BM / 4u) + lid.y];
-            let a_hi = a_s[abase + kk * (BM / 4u) + BM / 8u + lid.y];
-            let b_lo = b_s[bbase + kk * (BN / 4u) + lid.x];
-            let b_hi = b_s[bbase + kk * (BN / 4u) + BN / 8u + lid.x];
-            for (var i = 0u; i < 4u; i++) {
-                (*acc)[2u * i] += a_lo[i] * b_lo;
-                (*acc)[2u * i + 1u] += a_lo[i] * b_hi;
-                (*acc)[2u * (i + 4u)] += a_hi[i] * b_lo;
-                (*acc)[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
+        if (EARLY == 1u) {
+            // Each step's operands read a step early, so that the reads of workgroup memory
+            // overlap the multiply-adds before them (with the operands in registers the 64
+            // multiply-adds run 57.6 TFLOP/s on the H100, read every step 45.0: BENCHMARKS.md
+            // 2026-11-26). It takes 16 more registers, which the 128×256 blocks' 128 have only
+            // with one slice fetched ahead. The multiply-adds are written out in each branch, as
+            // in the tested kernels: the driver's schedule follows how the loop is written.
+            var a_lo = a_s[abase + k8 * (BM / 4u) + lid.y];
+            var a_hi = a_s[abase + k8 * (BM / 4u) + BM / 8u + lid.y];
+            var b_lo = b_s[bbase + k8 * (BN / 4u) + lid.x];
+            var b_hi = b_s[bbase + k8 * (BN / 4u) + BN / 8u + lid.x];
+            for (var kk = k8; kk < k8 + 8u; kk++) {
+                let nk = min(kk + 1u, k8 + 7u);  // the run's last step reads its own again
+                let na_lo = a_s[abase + nk * (BM / 4u) + lid.y];
+                let na_hi = a_s[abase + nk * (BM / 4u) + BM / 8u + lid.y];
+                let nb_lo = b_s[bbase + nk * (BN / 4u) + lid.x];
+                let nb_hi = b_s[bbase + nk * (BN / 4u) + BN / 8u + lid.x];
+                for (var i = 0u; i < 4u; i++) {
+                    (*acc)[2u * i] += a_lo[i] * b_lo;
+                    (*acc)[2u * i + 1u] += a_lo[i] * b_hi;
+                    (*acc)[2u * (i + 4u)] += a_hi[i] * b_lo;
+                    (*acc)[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
+                }
+                a_lo = na_lo;
+                a_hi = na_hi;
+                b_lo = nb_lo;
+                b_hi = nb_hi;
+            }
+        } else {
+            for (var kk = k8; kk < k8 + 8u; kk++) {
+                let a_lo = a_s[abase + kk * (BM / 4u) + lid.y];
+                let a_hi = a_s[abase + kk * (BM / 4u) + BM / 8u + lid.y];
+                let b_lo = b_s[bbase + kk * (BN / 4u) + lid.x];
+                let b_hi = b_s[bbase + kk * (BN / 4u) + BN / 8u + lid.x];
+                for (var i = 0u; i < 4u; i++) {
+                    (*acc)[2u * i] += a_lo[i] * b_lo;
+                    (*acc)[2u * i + 1u] += a_lo[i] * b_hi;
+                    (*acc)[2u * (i + 4u)] += a_hi[i] * b_lo;
+                    (*acc)[2u * (i + 4u) + 1u] += a_hi[i] * b_hi;
+                }
             }
         }
     }
@@ -166,25 +201,44 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     // slices runs one more slice of zeros; the host makes split-K's share of K an even number
     // of slices.
 
-    // Prologue: slice 0 into buffer 0, slice 1 fetched.
-    stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
-    var odd = fetch(me, row0, col0, k_begin + BK, k_end);
-    var even: Slice;
-    workgroupBarrier();
+    if (AHEAD == 1u) {
+        // One slice ahead: slice s+1 fetched as slice s is multiplied, then stored. The
+        // registers this frees let EARLY read operands a step early; on the H100 the 128×256
+        // blocks run faster so (BENCHMARKS.md 2026-11-26: 4096³ 2812 µs against 2951 with
+        // EARLY, 128×4096×4096 at 128×256×8 107 against 114 without), the others slower.
+        stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
+        workgroupBarrier();
+        for (var s = 0u; s < slices; s += 2u) {
+            let next_odd = fetch(me, row0, col0, k_begin + (s + 1u) * BK, k_end);
+            multiply(&acc, 0u, lid);
+            stage(1u, me, next_odd);
+            workgroupBarrier();
+            let next_even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
+            multiply(&acc, 1u, lid);
+            stage(0u, me, next_even);
+            workgroupBarrier();
+        }
+    } else {
+        // Prologue: slice 0 into buffer 0, slice 1 fetched.
+        stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
+        var odd = fetch(me, row0, col0, k_begin + BK, k_end);
+        var even: Slice;
+        workgroupBarrier();
 
-    for (var s = 0u; s < slices; s += 2u) {
-        // Slice s (even) from buffer 0; slice s+2 fetched; slice s+1 stored to buffer 1.
-        even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-        multiply(&acc, 0u, lid);
-        stage(1u, me, odd);
-        // One barrier per slice: the next slice is stored, and nobody still reads the buffer
-        // that the slice after it will overwrite (it was read before this barrier).
-        workgroupBarrier();
-        // Slice s+1 (odd) from buffer 1; slice s+3 fetched; slice s+2 stored to buffer 0.
-        odd = fetch(me, row0, col0, k_begin + (s + 3u) * BK, k_end);
-        multiply(&acc, 1u, lid);
-        stage(0u, me, even);
-        workgroupBarrier();
+        for (var s = 0u; s < slices; s += 2u) {
+            // Slice s (even) from buffer 0; slice s+2 fetched; slice s+1 stored to buffer 1.
+            even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
+            multiply(&acc, 0u, lid);
+            stage(1u, me, odd);
+            // One barrier per slice: the next slice is stored, and nobody still reads the
+            // buffer that the slice after it will overwrite (it was read before this barrier).
+            workgroupBarrier();
+            // Slice s+1 (odd) from buffer 1; slice s+3 fetched; slice s+2 stored to buffer 0.
+            odd = fetch(me, row0, col0, k_begin + (s + 3u) * BK, k_end);
+            multiply(&acc, 1u, lid);
+            stage(0u, me, even);
+            workgroupBarrier();
+        }
     }
 
     if (split >= p.splits) {

@@ -190,9 +190,26 @@ impl Tiling for PipelinedTiling {
         .map(|(bm, bn, bk)| {
             let (wx, wy) = (bn / 8, bm / 8);
             let loads = 16 * bk / bn + 16 * bk / bm;
+            // How the block is fed (the shader's AHEAD and EARLY). The 128×256 blocks' 512
+            // invocations have 128 registers each: fetching one slice ahead instead of two
+            // frees what reading each k step's operands a step early takes, and at 128×256×16
+            // that ran the squares 4–6% faster on the H100, at 128×256×8 one slice ahead alone
+            // 6% faster at 128×4096×4096. With more registers to spare, the smaller blocks ran
+            // no faster with either, and up to 6% slower (BENCHMARKS.md 2026-11-26, call p9).
+            let (ahead, early) = match (bm, bn, bk) {
+                (128, 256, 16) => (1, 1),
+                (128, 256, _) => (1, 0),
+                _ => (2, 0),
+            };
             Spec {
                 label: format!("{bm}x{bn}x{bk}"),
-                constants: vec![("BM", bm), ("BN", bn), ("BK", bk)],
+                constants: vec![
+                    ("BM", bm),
+                    ("BN", bn),
+                    ("BK", bk),
+                    ("AHEAD", ahead),
+                    ("EARLY", early),
+                ],
                 workgroup_size: [wx, wy, 1],
                 usage: KernelUse {
                     invocations: wx * wy,
@@ -235,7 +252,9 @@ impl Tiling for PipelinedTiling {
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
                 // Every block does 8×8 per invocation; the wave model ranks them by how their
-                // workgroups fill the GPU. The pipeline loads two slices before its first FMA.
+                // workgroups fill the GPU. The pipeline loads up to two slices before its first
+                // FMA (one for the 128×256 blocks, counted as two here as in the rates measured
+                // for them).
                 work: Some(Work {
                     per_depth: bm as u64 * bn as u64,
                     depth: round4(self.shape.k),

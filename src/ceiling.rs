@@ -44,6 +44,18 @@ fn fma_ceiling_expected(iterations: u32) -> Vec<f64> {
         .collect()
 }
 
+/// Whether the first `len` floats of `got`, block by block, are `want` (each within `rel` of it,
+/// relative, or absolute below 1): how the ceilings' sinks are checked.
+pub(crate) fn every_block_is(got: &[f32], len: usize, want: &[f64], rel: f64) -> bool {
+    got.len() >= len
+        && got[..len].chunks(want.len()).all(|block| {
+            block
+                .iter()
+                .zip(want)
+                .all(|(&g, &w)| (g as f64 - w).abs() <= rel * w.abs().max(1.0))
+        })
+}
+
 impl Gpu {
     /// Run `groups` workgroups of 256 invocations, each doing `iterations` steps of eight FMA
     /// chains, writing one float per invocation into `sink` (`groups × 256` long, so that the
@@ -84,14 +96,12 @@ impl Gpu {
     ) -> Result<bool> {
         let want = fma_ceiling_expected(iterations);
         let got = self.read_async(sink).await?;
-        let len = groups as usize * WG as usize;
-        Ok(got.len() >= len
-            && got[..len].chunks(WG as usize).all(|group| {
-                group
-                    .iter()
-                    .zip(&want)
-                    .all(|(&g, &w)| (g as f64 - w).abs() <= 1e-3 * w.abs().max(1.0))
-            }))
+        Ok(every_block_is(
+            &got,
+            groups as usize * WG as usize,
+            &want,
+            1e-3,
+        ))
     }
 
     /// Blocking [`Gpu::fma_ceiling_verified_async`].

@@ -122,13 +122,7 @@ impl Gpu {
         let len = self.matrix_ceiling_sink_len(groups)?;
         let want = matrix_ceiling_expected(iterations);
         let got = self.read_async(sink).await?;
-        Ok(got.len() >= len
-            && got[..len].chunks(want.len()).all(|block| {
-                block
-                    .iter()
-                    .zip(&want)
-                    .all(|(&g, &w)| (g as f64 - w).abs() <= 1e-6 * w.abs().max(1.0))
-            }))
+        Ok(crate::ceiling::every_block_is(&got, len, &want, 1e-6))
     }
 
     /// Blocking [`Gpu::matrix_ceiling_verified_async`].

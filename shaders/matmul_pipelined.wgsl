@@ -190,22 +190,23 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     for (var i = 0u; i < 16u; i++) {
         acc[i] = vec4<f32>(0.0);
     }
-    // Two register sets take turns, one for the even slices and one for the odd: each holds a
-    // slice from its global loads until it is stored to workgroup memory a slice later. The
-    // loop body is written twice, once per set; copying one set into the other every slice
-    // instead measured slower (39.1 against 42.6 TFLOP/s at 64×128×8, 4096³). The loads
-    // are unconditional: past the last slice they give zeros, stored where nobody reads or
-    // multiplied into nothing. Behind an `if`, NVIDIA's compiler merged the loads with the
-    // stores' identical `if` after the multiply-adds, and no load hid behind arithmetic (35.2
-    // TFLOP/s at 4096³ against 41.6 without the branch, BENCHMARKS.md). An odd number of
-    // slices runs one more slice of zeros; the host makes split-K's share of K an even number
-    // of slices.
+    // Two slices ahead (AHEAD = 2), two register sets take turns, one for the even slices and
+    // one for the odd: each holds a slice from its global loads until it is stored to
+    // workgroup memory a slice later. The loop body is written twice, once per set; copying
+    // one set into the other every slice instead measured slower (39.1 against 42.6 TFLOP/s
+    // at 64×128×8, 4096³). Either way the loads are unconditional: past the last slice they
+    // give zeros, stored where nobody reads or multiplied into nothing. Behind an `if`,
+    // NVIDIA's compiler merged the loads with the stores' identical `if` after the
+    // multiply-adds, and no load hid behind arithmetic (35.2 TFLOP/s at 4096³ against 41.6
+    // without the branch, BENCHMARKS.md). An odd number of slices runs one more slice of
+    // zeros; the host makes split-K's share of K an even number of slices.
 
     if (AHEAD == 1u) {
         // One slice ahead: slice s+1 fetched as slice s is multiplied, then stored. The
         // registers this frees let EARLY read operands a step early; on the H100 the 128×256
-        // blocks run faster so (BENCHMARKS.md 2026-11-26: 4096³ 2812 µs against 2951 with
-        // EARLY, 128×4096×4096 at 128×256×8 107 against 114 without), the others slower.
+        // blocks ran faster so, timed as variants of this shader (BENCHMARKS.md 2026-11-26,
+        // call p9: 4096³ 2812 µs against 2951 with EARLY, 128×4096×4096 at 128×256×8 107
+        // against 114 without), the others slower.
         stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
         workgroupBarrier();
         for (var s = 0u; s < slices; s += 2u) {

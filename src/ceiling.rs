@@ -126,3 +126,33 @@ impl Gpu {
         crate::gpu::block_on(self.fma_ceiling_async(sink, groups, iterations))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{every_block_is, fma_ceiling_expected};
+
+    #[test]
+    fn a_sink_is_checked_block_by_block_within_its_bound() {
+        let want = [1.0, 2.0, 300.0];
+        let got = [1.0f32, 2.0, 300.0, 1.0, 2.0, 300.2];
+        assert!(every_block_is(&got, 6, &want, 1e-3));
+        // 300.2 is 6.7e-4 off, past a bound of 1e-4 (the second block fails).
+        assert!(!every_block_is(&got, 6, &want, 1e-4));
+        // Fewer floats than asked for is a failure, not a shorter check.
+        assert!(!every_block_is(&got[..5], 6, &want, 1e-3));
+    }
+
+    #[test]
+    fn the_chains_converge_and_eight_steps_short_is_told_apart() {
+        // Each chain a ← a·MUL + ADD heads for ADD / (1 − MUL) = 1000 from below 1, about 10⁻³
+        // a step: after 256 steps the eight chains of invocation `lid` (from lid·10⁻⁴ + j/10) sum
+        // to about 2.8 + 8·lid·10⁻⁴ + 8·0.256, and eight missing steps move that by 8·8·10⁻³.
+        let full = fma_ceiling_expected(256);
+        let short = fma_ceiling_expected(248);
+        assert_eq!(full.len(), 256);
+        for (f, s) in full.iter().zip(&short) {
+            assert!(*f > 4.8 && *f < 5.1, "{f}");
+            assert!((f - s).abs() > 1e-3 * f.abs(), "{f} {s}");
+        }
+    }
+}

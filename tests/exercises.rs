@@ -210,3 +210,25 @@ fn a_loop_that_never_ends_is_stopped_at_the_cap_and_named() {
     assert!(matches!(verdict, Verdict::LoopStopped { .. }), "{text}");
     assert!(text.contains("did not end"), "{text}");
 }
+
+/// Each exercise names its starter and solution by path and embeds them by `include_str!`: the
+/// two must be the same file, or `tilekit exercise` would point a learner at one text and check
+/// another. (No GPU: reads the repository.)
+#[test]
+fn each_exercise_embeds_the_files_it_names() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for ex in exercises() {
+        for (path, embedded) in [
+            (ex.starter, ex.starter_source),
+            (ex.solution, ex.solution_source),
+        ] {
+            let on_disk = std::fs::read_to_string(root.join(path))
+                .unwrap_or_else(|e| panic!("{}: {path}: {e}", ex.name));
+            assert_eq!(
+                on_disk, embedded,
+                "{}: {path} is not what it embeds",
+                ex.name
+            );
+        }
+    }
+}

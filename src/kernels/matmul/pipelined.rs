@@ -190,16 +190,17 @@ impl Tiling for PipelinedTiling {
         .map(|(bm, bn, bk)| {
             let (wx, wy) = (bn / 8, bm / 8);
             let loads = 16 * bk / bn + 16 * bk / bm;
-            // How the block is fed (the shader's AHEAD and EARLY). The 128×256 blocks' 512
-            // invocations have 128 registers each: fetching one slice ahead instead of two
-            // frees what reading each k step's operands a step early takes, and at 128×256×16
-            // that ran the squares 4–6% faster on the H100, at 128×256×8 one slice ahead alone
-            // 6% faster at 128×4096×4096. With more registers to spare, the smaller blocks ran
-            // no faster with either, and up to 6% slower (BENCHMARKS.md 2026-11-26, call p9).
-            let (ahead, early) = match (bm, bn, bk) {
-                (128, 256, 16) => (1, 1),
-                (128, 256, _) => (1, 0),
-                _ => (2, 0),
+            // How the block is fed (the shader's AHEAD and EARLY), from its register budget. A
+            // workgroup of 512 invocations (the 128×256 blocks) leaves each 128 registers:
+            // fetching one slice ahead instead of two frees what reading each k step's operands
+            // a step early takes, and at BK = 16 that ran the squares 4–6% faster on the H100,
+            // at BK = 8 one slice ahead alone 6% faster at 128×4096×4096. With more registers to
+            // spare, the smaller blocks ran no faster with either, and up to 6% slower
+            // (BENCHMARKS.md 2026-11-26, call p9).
+            let (ahead, early) = if wx * wy >= 512 {
+                (1, (bk >= 16) as u32)
+            } else {
+                (2, 0)
             };
             Spec {
                 label: format!("{bm}x{bn}x{bk}"),

@@ -327,11 +327,11 @@ impl Tiling for CoopTiling {
                         // Unmeasured, a block's speed on a full GPU is taken to follow its reuse (a
                         // fragment's loads and staging per multiply-add). The H100's measured rates
                         // (hopper.json) are within 0.06 of it for most blocks (1.0 for 128×256,
-                        // 0.70 for 128×128×32 against 0.75, 0.76 for 128×128×16 against 0.75, 0.57
-                        // for 256×64 against 0.60, 0.38 for 64×64×32 against 0.38), 0.11 below it
-                        // for 64×128×32 (0.39 against 0.50), and the narrow blocks that load in
-                        // groups run faster than their reuse says (0.65 for 128×64 against 0.50,
-                        // 0.72 for 64×128×16 against 0.50, 0.58 for 32×512 against 0.35): on a GPU
+                        // 0.69 for 128×128×32 against 0.75, 0.73 for 128×128×16 against 0.75, 0.55
+                        // for 256×64 against 0.60, 0.36 for 64×64×32 against 0.38), 0.12 below it
+                        // for 64×128×32 (0.38 against 0.50), and the narrow blocks that load in
+                        // groups run faster than their reuse says (0.64 for 128×64 against 0.50,
+                        // 0.71 for 64×128×16 against 0.50, 0.58 for 32×512 against 0.35): on a GPU
                         // nobody tuned those are chosen less often than they should be
                         // (BENCHMARKS.md, 2026-11-26).
                         rate: block_reuse(bm as f64, bn as f64) / top,

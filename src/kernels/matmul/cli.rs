@@ -8,6 +8,7 @@ use super::{f16_input_bound, f32_bound, reference, Precision, Selection, Shape, 
 use crate::family::command::{random_f32, usage, Check, Ctx, Fail, Outcome, RunCommand};
 use crate::family::npy::{Array, Data};
 use crate::family::units::{bytes, flops, time};
+use crate::plan::ChosenBy;
 use crate::Error;
 use clap::{Args, FromArgMatches};
 use half::f16;
@@ -208,13 +209,24 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         .as_ref()
         .map(|p| p.table())
         .unwrap_or_else(|| format!("{}: no tile to choose\n", run.variant));
+    // Who chose the tile, and who the variant where that was someone else (`--tile` forces a
+    // tile in the variant the planner picks; `--variant` names a variant the planner tiles).
+    let by = |who: ChosenBy| match who {
+        ChosenBy::Forced => "forced".to_string(),
+        _ => format!("chosen by the {who}"),
+    };
+    let chosen = match run.plan.as_ref().map(|p| p.chosen_by) {
+        Some(tile_by) if tile_by != run.chosen_by => {
+            format!(" {}, the variant {}", by(tile_by), by(run.chosen_by))
+        }
+        _ => format!(", {}", by(run.chosen_by)),
+    };
     let text = format!(
-        "matmul {shape} {} {}{} ({}, chosen by the {}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
+        "matmul {shape} {} {}{} ({}{chosen}): {} ({}), {}\nglobal loads {} elements, {} moved, compute-to-global-memory-access ratio {:.2}\n{plan}",
         run.variant,
         out.data.dtype(),
         if compute_f16 { " computed in f16" } else { "" },
         run.tile,
-        run.chosen_by,
         time(run.timing.seconds),
         run.timing.clock,
         flops(run.flop_per_second()),

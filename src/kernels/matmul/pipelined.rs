@@ -172,10 +172,11 @@ impl Tiling for PipelinedTiling {
         // 256×128×8 is for a C of 65 to 128 columns and many rows, which a 128×256 block
         // computes twice over: on the H100 (BENCHMARKS.md 2026-11-26, call p14) 8192×8192×128
         // ran in 384 µs against 128×128×8's 430 and 128×256×16's 707, where at the squares it
-        // ran 5% behind 128×256×16 (4096³ 2954 against 2808 µs); 256×128×16 was slower than
-        // either at every shape timed, and is not listed. It stands before the 128×256 blocks
-        // because the planner takes the last of equal scores: without measured rates the two
-        // shapes of block tie wherever both fill the GPU, and 128×256 is the faster there.
+        // ran 5% behind 128×256×16 (4096³ 2954 against 2808 µs); 256×128×16 trailed 256×128×8
+        // where C has 128 columns and 128×256×16 wherever that fits, and is not listed. It
+        // stands before the 128×256 blocks because the planner takes the last of equal scores:
+        // without measured rates the two shapes of block tie wherever both fill the GPU, and
+        // 128×256 is the faster there.
         // 32×128×8 is for an A of 17 to about 64 rows, which a 64-row block computes twice over
         // where it has 32 (the wave model counts the whole block's work): on the H100
         // (BENCHMARKS.md, 2026-11-25) 32×4096×4096 ran in 43.7 µs against the small-M kernel's

@@ -421,7 +421,15 @@ impl Kernel for Coop {
             // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
             // (zeros outside, fig 4.20) for 64-bit loads, or on a skinny product read where it
             // lies (`loads_in_place`, whose figures include this kernel's).
-            let mut frame = Frame::new(gpu, module, module_in_place, io, shape).await?;
+            let mut frame = Frame::new(
+                gpu,
+                module,
+                module_in_place,
+                io,
+                shape,
+                support::loads_in_place(shape),
+            )
+            .await?;
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a

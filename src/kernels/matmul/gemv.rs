@@ -283,7 +283,7 @@ impl Kernel for Gemv {
             // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
             // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
             // A copied alone would carry past B's last row.
-            let mut frame = Frame::reading(
+            let mut frame = Frame::new(
                 gpu,
                 module,
                 module_in_place,

@@ -262,13 +262,11 @@ impl Tiling for PipelinedTiling {
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                 }),
                 // Every block does 8×8 per invocation; the wave model ranks them by how their
-                // workgroups fill the GPU. The pipeline loads up to two slices before its first
-                // FMA (one for the 128×256 blocks, counted as two here as in the rates measured
-                // for them).
+                // workgroups fill the GPU. The pipeline loads AHEAD slices before its first FMA.
                 work: Some(Work {
                     per_depth: bm as u64 * bn as u64,
                     depth: round4(self.shape.k),
-                    fill: 2 * bk,
+                    fill: ahead * bk,
                     useful: self.shape.m as u64 * self.shape.k as u64 * self.shape.n as u64,
                     flops_per_byte: SCALAR_FLOPS_PER_BYTE,
                     hiding: SCALAR_HIDING,
@@ -370,9 +368,16 @@ impl Kernel for Pipelined {
             // A ragged K or N: the ragged operand copied into rows of 4 (zeros outside, fig
             // 4.20), or on a skinny product loaded where it lies, each operand wide where its
             // rows allow. Either way the kernel reads K and N as they are.
-            let mut frame = Frame::new(gpu, module, module_in_place, io, shape)
-                .await?
-                .storing_ragged(module_store_ragged, module_in_place_store_ragged);
+            let mut frame = Frame::new(
+                gpu,
+                module,
+                module_in_place,
+                io,
+                shape,
+                support::loads_in_place(shape),
+            )
+            .await?
+            .storing_ragged(module_store_ragged, module_in_place_store_ragged);
             let (lda, ldb) = frame.row_lengths();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);

@@ -378,8 +378,6 @@ pub(crate) struct Frame<'a> {
     shader: Shader,
     steps: Vec<Step>,
     padded: (Option<Padded>, Option<Padded>),
-    /// Whether the main step reads a ragged K or N where it lies.
-    reads_in_place: bool,
     out: Option<Output>,
     splits: u32,
     /// The main step's module where one slice of K stores a C of ragged N straight, in scalars
@@ -389,24 +387,13 @@ pub(crate) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    /// The operands of `shape` as the main step reads them: where [`loads_in_place`] says so, as
-    /// they are, the main step from `in_place(shape)`'s module (loads that take rows of any
-    /// length); else from `module`, with A copied into rows of 4 where K is ragged and B where N
-    /// is (a step each). The padding and the final sum always come from `module`.
+    /// The operands of `shape` as the main step reads them: where `reads_in_place`, as they are,
+    /// the main step from `in_place(shape)`'s module (loads that take rows of any length); else
+    /// from `module`, with A copied into rows of 4 where K is ragged and B where N is (a step
+    /// each). The pipelined and cooperative kernels read in place where [`loads_in_place`] says
+    /// so; the small-M kernel at every [`ragged`] shape. The padding and the final sum always
+    /// come from `module`.
     pub(crate) async fn new(
-        gpu: &Gpu,
-        module: fn(Types) -> crate::kernels::Module,
-        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
-        io: super::Operands<'a>,
-        shape: Shape,
-    ) -> Result<Frame<'a>> {
-        Self::reading(gpu, module, in_place, io, shape, loads_in_place(shape)).await
-    }
-
-    /// The operands of `shape` read where they lie if `reads_in_place` (only a [`ragged`] shape
-    /// may ask it; the small-M kernel does at every such shape), else copied as [`Frame::new`]
-    /// copies them.
-    pub(crate) async fn reading(
         gpu: &Gpu,
         module: fn(Types) -> crate::kernels::Module,
         in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
@@ -430,11 +417,16 @@ impl<'a> Frame<'a> {
             shader,
             steps,
             padded,
-            reads_in_place,
             out: None,
             splits: 1,
             store_ragged: None,
         })
+    }
+
+    /// Whether the main step reads a ragged K or N where it lies: a ragged shape that nothing
+    /// was copied for.
+    fn reads_in_place(&self) -> bool {
+        ragged(self.shape) && self.padded.0.is_none() && self.padded.1.is_none()
     }
 
     /// A's and B's row lengths as the main step reads them: K and N, each rounded up to 4 where
@@ -453,7 +445,7 @@ impl<'a> Frame<'a> {
         module: fn(Types) -> crate::kernels::Module,
         in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
     ) -> Frame<'a> {
-        self.store_ragged = Some(if self.reads_in_place {
+        self.store_ragged = Some(if self.reads_in_place() {
             in_place(self.shape)
         } else {
             module

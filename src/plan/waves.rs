@@ -16,7 +16,8 @@
 //!   31 TFLOP/s where six 64×64×8 run at 42. The matrix units' kernel does a grid of 16×16×16
 //!   products per subgroup between its loads, and hides latency with fewer (1/8).
 //! - **The pipeline's fill.** Each workgroup loads its first slices before its first FMA (the
-//!   pipelined kernel prefetches two slices ahead), so its depth counts `fill` more.
+//!   pipelined kernel prefetches two slices ahead, one in its 512-invocation blocks), so its depth
+//!   counts `fill` more.
 //! - **A split's partial products**: written by the launch, read and summed by a second pass,
 //!   charged at the kernel's FLOP rate over the memory's bandwidth: 20 FLOP per byte for the
 //!   scalar units (the H100's f32 rate over its bandwidth; anything from 8 to 28 changed no
@@ -61,7 +62,8 @@ pub struct Work {
     pub per_depth: u64,
     /// The depth of K the problem has (a split divides it).
     pub depth: u32,
-    /// Depth the workgroup spends filling its pipeline before its first FMA (two slices: 2·BK).
+    /// Depth the workgroup spends filling its pipeline before its first FMA (the slices it loads
+    /// ahead: 2·BK, or BK for the pipelined kernel's 512-invocation blocks).
     pub fill: u32,
     /// The FMAs the problem needs, M·N·K: the estimate is the fraction of the time they take.
     pub useful: u64,

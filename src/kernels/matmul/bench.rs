@@ -120,8 +120,10 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
 /// Shapes no set above holds and the tuner never times (`--filter matmul-unseen`, never in a
 /// plain run): a matrix-vector product and skinny products of model layers, a language model's
 /// output head (GPT-2 XL's: 1,600 wide, a vocabulary of 50,257, so N is ragged), a ragged cube,
-/// a wide rectangle, and a product with a C of 128 columns.
-pub const UNSEEN: [(usize, usize, usize); 9] = [
+/// a wide rectangle, a product with a C of 128 columns, and two mid-size products with K and N
+/// both ragged (on the H100 the two under 0.8× PyTorch besides the ragged cube, BENCHMARKS.md
+/// 2026-11-26 13:13).
+pub const UNSEEN: [(usize, usize, usize); 11] = [
     (1, 11008, 4096),
     (1, 1600, 50257),
     (4, 14336, 4096),
@@ -131,6 +133,8 @@ pub const UNSEEN: [(usize, usize, usize); 9] = [
     (777, 1234, 2345),
     (2048, 8192, 2048),
     (4096, 4096, 11008),
+    (1000, 1001, 1003),
+    (3000, 5001, 701),
 ];
 
 /// `Selection::Auto` on each f32 shape, as a user's call gets it; the plan column says which

@@ -559,9 +559,10 @@ fn the_planner_ranks_pipelined_blocks_by_the_waves_they_run() {
 /// runs once they do: on the H100 a 128×256 block ran 8192³ 7% faster per FMA than 64×64×8
 /// (`tilekit tune`'s trials, shipped as the hopper profile's measured rates). Scaled by those
 /// rates, the estimate picks a 128×256 block where 64×64×8 ran 5–8% behind (1024×4096×512,
-/// 256×8192×2048, and 768×3072×768, which the model alone gives to 128×256 too since it counts
-/// that block's pipeline fill as the one slice it loads ahead; BENCHMARKS.md 2026-11-24,
-/// "measured rates") and keeps 64×64×8
+/// 256×8192×2048, and 768×3072×768; BENCHMARKS.md 2026-11-24, "measured rates"; the model alone
+/// gives the last two to 128×256 too: it counts that block's pipeline fill as the one slice it
+/// loads ahead, and the partial products of its eight splits at 256×8192×2048 at 10 FLOP a byte)
+/// and keeps 64×64×8
 /// where it was the fastest (777×1234×2345, 3000×5000×700: one wave of small blocks against a
 /// second, nearly empty wave of large ones). Pure planning: nothing is launched.
 #[test]
@@ -578,7 +579,7 @@ fn measured_rates_scale_the_wave_models_estimate() {
     for ((m, k, n), without, with) in [
         ((768, 3072, 768), "128x256x8", "128x256x"),
         ((1024, 4096, 512), "64x64x8", "128x256x"),
-        ((256, 8192, 2048), "64x64x8", "128x256x"),
+        ((256, 8192, 2048), "128x256x8", "128x256x"),
         ((777, 1234, 2345), "64x64x8", "64x64x8"),
         ((3000, 5000, 700), "64x64x8", "64x64x8"),
         // C of 128 columns over many rows: the 512-invocation block the other way round, 384 µs

@@ -181,6 +181,40 @@ fn the_cooperative_block_follows_the_columns_of_c() {
     assert_eq!(pick(&stale, 8192, 8192, 64), "256x64x16");
 }
 
+/// The waves rule proposes how many splits of K fill the GPU; it does not see what the partial
+/// products cost, and for the matrix units they cost several times what the scalar units pay. So
+/// the planner takes the fewest splits up to the rule's count that the wave model estimates
+/// fastest. On the H100 (BENCHMARKS.md 2026-11-26 13:54), 128×256×16 in one split against the
+/// rule's count, µs: 1500³ 54.7 against 79.2 in five, 2304×768×3072 63.6 against 122.0 in three,
+/// 4096×1024×640 41.8 against 69.5 in four; where the split paid it is kept (1700×3300×900 in
+/// two, 70.6 against 96.5 in seven; 300×8192×3000 in seven). Pure planning.
+#[test]
+fn the_wave_model_takes_fewer_splits_where_their_partial_products_cost_more_than_they_fill() {
+    let caps = caps(vec![FRAGMENT], [32, 32]);
+    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
+        .unwrap()
+        .rates["coop"]
+        .clone();
+    let rated = common::hopper_planner().with_rates(shipped);
+    for ((m, k, n), splits) in [
+        ((1500, 1500, 1500), 1),
+        ((2304, 768, 3072), 1),
+        ((4096, 1024, 640), 1),
+        ((1700, 3300, 900), 2),
+        ((300, 8192, 3000), 7),
+    ] {
+        let tiling = CoopTiling::new(Shape { m, k, n }, &caps, "h100").unwrap();
+        let plan = rated.plan(&tiling).unwrap();
+        let choice = plan.choice();
+        assert_eq!(
+            (choice.label.as_str(), choice.splits),
+            ("128x256x16", splits),
+            "{m}×{k}×{n}:\n{}",
+            plan.table()
+        );
+    }
+}
+
 #[test]
 fn every_f16_variant_is_registered_with_the_features_it_needs() {
     let f16: Vec<_> = Variant::all()

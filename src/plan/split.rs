@@ -48,6 +48,9 @@ pub const MAX_SPLITS: u64 = 512;
 /// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
 /// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Each split at least
 /// `min_k` deep, the partial products within `max_binding` bytes, and at most `MAX_SPLITS`.
+/// Only the fill is counted here: where the wave model scores a kernel, which also charges the
+/// partial products, the planner takes the fewest splits up to this count that it estimates
+/// fastest (`Planner::analyse`).
 pub fn split_k_waves(groups: u64, split: SplitK, slots: u64, max_binding: u64) -> u32 {
     let slots = slots.max(1);
     let most = ((split.k / split.min_k.max(1)).max(1) as u64)

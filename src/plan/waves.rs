@@ -19,9 +19,11 @@
 //!   pipelined kernel prefetches two slices ahead, one in its 512-invocation blocks), so its depth
 //!   counts `fill` more.
 //! - **A split's partial products**: written by the launch, read and summed by a second pass,
-//!   charged at the kernel's FLOP rate over the memory's bandwidth: 20 FLOP per byte for the
-//!   scalar units (the H100's f32 rate over its bandwidth; anything from 8 to 28 changed no
-//!   choice in the measured set), more for the matrix units ([`Work::flops_per_byte`]).
+//!   charged at the kernel's FLOP rate over the memory's bandwidth: 10 FLOP per byte for the
+//!   scalar units ([`SCALAR_FLOPS_PER_BYTE`]), more for the matrix units
+//!   ([`Work::flops_per_byte`]). This term is what lets the model choose the split: the waves
+//!   rule proposes how many splits fill the GPU, and the planner takes the fewest up to that
+//!   count that the model estimates fastest.
 //!
 //! The reuse a block achieves does not enter: at 8×8 per invocation every candidate already
 //! loads little enough that the FMA units, not memory, bind (on the H100, 64×64×8 runs 4096³
@@ -86,9 +88,13 @@ pub struct Work {
 pub const SCALAR_HIDING: f64 = 3.0 / 16.0;
 /// How fast the slowdown below [`Work::hiding`] grows.
 const HIDING_POWER: f64 = 0.75;
-/// What a byte of partial product costs in FLOPs of the scalar units (the H100's f32 rate over
-/// its bandwidth; anything from 8 to 28 changed no choice in the measured set).
-pub const SCALAR_FLOPS_PER_BYTE: u32 = 20;
+/// What a byte of partial product costs in FLOPs of the scalar units: about half the H100's f32
+/// rate over its bandwidth (16), as the launch writes its partials while it multiplies and only
+/// the sum's pass stands alone. Anything from 8 to 28 changed no choice in the set it was first
+/// fitted on; since the wave model also picks the split (`Planner::analyse`), 4 to 12 choose
+/// alike on sixteen mid-size f32 shapes and 14 or more split f32 2049×1000×1031 once, 13%
+/// slower than in four (H100, BENCHMARKS.md 2026-11-26 13:54).
+pub const SCALAR_FLOPS_PER_BYTE: u32 = 10;
 
 /// One candidate's launch, as the wave model sees it.
 #[derive(Clone, Copy, Debug)]

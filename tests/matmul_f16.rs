@@ -196,12 +196,13 @@ fn the_wave_model_takes_fewer_splits_where_their_partial_products_cost_more_than
         .rates["coop"]
         .clone();
     let rated = common::hopper_planner().with_rates(shipped);
-    for ((m, k, n), splits) in [
-        ((1500, 1500, 1500), 1),
-        ((2304, 768, 3072), 1),
-        ((4096, 1024, 640), 1),
-        ((1700, 3300, 900), 2),
-        ((300, 8192, 3000), 7),
+    // (shape, splits run, splits the waves rule proposed)
+    for ((m, k, n), splits, proposed) in [
+        ((1500, 1500, 1500), 1, 5),
+        ((2304, 768, 3072), 1, 3),
+        ((4096, 1024, 640), 1, 4),
+        ((1700, 3300, 900), 2, 7),
+        ((300, 8192, 3000), 7, 7),
     ] {
         let tiling = CoopTiling::new(Shape { m, k, n }, &caps, "h100").unwrap();
         let plan = rated.plan(&tiling).unwrap();
@@ -211,6 +212,14 @@ fn the_wave_model_takes_fewer_splits_where_their_partial_products_cost_more_than
             ("128x256x16", splits),
             "{m}×{k}×{n}:\n{}",
             plan.table()
+        );
+        // The plan says what the waves rule proposed, and why the model ran fewer.
+        assert_eq!(choice.waves_splits, proposed, "{m}×{k}×{n}");
+        assert_eq!(
+            plan.why.contains("partial products"),
+            proposed > splits,
+            "{}",
+            plan.why
         );
     }
 }

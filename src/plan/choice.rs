@@ -36,6 +36,10 @@ pub struct Candidate {
     /// The depth of K each split computes (a multiple of the kernel's granule; K itself without
     /// a split; 0 for a kernel that never splits K).
     pub k_split: u32,
+    /// The splits the waves rule proposed ([`super::split_k_waves`]): [`Candidate::splits`], or
+    /// more where the wave model estimated fewer faster (their partial products cost more than
+    /// the fuller waves gain).
+    pub waves_splits: u32,
 }
 
 /// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's

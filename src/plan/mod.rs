@@ -258,7 +258,7 @@ impl Planner {
                 // counts the split (a few large blocks over a deep K fill the GPU by splitting).
                 // The depth each split gets is rounded to the kernel's granule, which can lower
                 // the count: the plan records what the launch will run.
-                let (splits, k_split) = spec.split_k.map_or((1, 0), |split| {
+                let (waves_splits, waves_k_split) = spec.split_k.map_or((1, 0), |split| {
                     let slots = self.profile.multiprocessors.unwrap_or(16).max(1) as u64
                         * res.workgroups.max(1) as u64;
                     let wanted = split_k_waves(
@@ -284,18 +284,18 @@ impl Planner {
                     // split's partial products cost, so where the wave model scores the
                     // candidate it takes the fewest splits up to the rule's that the model
                     // estimates fastest. On the H100 (BENCHMARKS.md 2026-11-26 13:54), the
-                    // cooperative kernel in one split instead of the rule's three to seven ran
-                    // 22 f16 mid-size shapes 15% faster on average and up to 1.9× (2304×768×3072
-                    // 122 → 64 µs), and no shape slower than 0.5%.
+                    // cooperative kernel so (one or two splits where the rule took three to
+                    // seven) ran 22 f16 mid-size shapes 15% faster on average and up to 1.9×
+                    // (2304×768×3072 122 → 64 µs), none slower by more than 0.5%.
                     (Scoring::Waves, Some(split))
                         if self.profile.is_gpu && spec.work.is_some() && refused.is_none() =>
                     {
-                        (1..=splits)
+                        (1..=waves_splits)
                             .map(|wanted| {
                                 let (depth, n) = split.shares(wanted);
                                 launch((n, depth))
                             })
-                            .fold(launch((splits, k_split)), |best, next| {
+                            .fold(launch((waves_splits, waves_k_split)), |best, next| {
                                 if next.0 > best.0 || (next.0 == best.0 && next.2 < best.2) {
                                     next
                                 } else {
@@ -303,7 +303,7 @@ impl Planner {
                                 }
                             })
                     }
-                    _ => launch((splits, k_split)),
+                    _ => launch((waves_splits, waves_k_split)),
                 };
                 Candidate {
                     label: spec.label.clone(),
@@ -322,6 +322,7 @@ impl Planner {
                     workgroups,
                     splits,
                     k_split,
+                    waves_splits,
                 }
             })
             .collect()
@@ -455,13 +456,22 @@ impl Planner {
                 c.label, c.reuse
             ),
         };
-        let why = if c.splits > 1 {
-            format!(
-                "{why}; K in {} splits of {}, so that its {} workgroups fill the GPU in waves",
-                c.splits, c.k_split, c.workgroups
-            )
-        } else {
-            why
+        let why = match (c.splits, c.waves_splits) {
+            (1, 1) => why,
+            (1, proposed) => format!(
+                "{why}; K in one piece: {proposed} splits would fill the GPU in fuller waves, but \
+                 the wave model counts their partial products as costing more than that gains"
+            ),
+            (n, proposed) if proposed > n => format!(
+                "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves \
+                 (not {proposed}: the wave model counts more splits' partial products as costing \
+                 more than they fill)",
+                c.k_split, c.workgroups
+            ),
+            (n, _) => format!(
+                "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves",
+                c.k_split, c.workgroups
+            ),
         };
         Ok(Plan {
             kernel: name.to_string(),

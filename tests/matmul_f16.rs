@@ -118,6 +118,14 @@ fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
     assert_eq!(plan(4096, 4096, 4096).choice().splits, 1);
 }
 
+/// The cooperative kernel's rates that tilekit ships for the hopper profile (H100).
+fn shipped_coop_rates() -> std::collections::BTreeMap<String, f64> {
+    tilekit::kernels::matmul::tune::measured_defaults("hopper")
+        .unwrap()
+        .rates["coop"]
+        .clone()
+}
+
 /// The cooperative kernel's blocks ranked by the wave model (the whole blocks' multiply-adds,
 /// overhang included, times each block's rate): on the H100 the fastest block depends on how many
 /// columns C has (BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel", medians of
@@ -135,10 +143,7 @@ fn the_plan_splits_k_by_waves_of_the_workgroups_a_multiprocessor_holds() {
 #[test]
 fn the_cooperative_block_follows_the_columns_of_c() {
     let caps = caps(vec![FRAGMENT], [32, 32]);
-    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
-        .unwrap()
-        .rates["coop"]
-        .clone();
+    let shipped = shipped_coop_rates();
     let pick = |planner: &tilekit::Planner, m, k, n| {
         let tiling = CoopTiling::new(Shape { m, k, n }, &caps, "h100").unwrap();
         planner.plan(&tiling).unwrap().choice().label.clone()
@@ -191,11 +196,7 @@ fn the_cooperative_block_follows_the_columns_of_c() {
 #[test]
 fn the_wave_model_takes_fewer_splits_where_their_partial_products_cost_more_than_they_fill() {
     let caps = caps(vec![FRAGMENT], [32, 32]);
-    let shipped = tilekit::kernels::matmul::tune::measured_defaults("hopper")
-        .unwrap()
-        .rates["coop"]
-        .clone();
-    let rated = common::hopper_planner().with_rates(shipped);
+    let rated = common::hopper_planner().with_rates(shipped_coop_rates());
     // (shape, splits run, splits the waves rule proposed)
     for ((m, k, n), splits, proposed) in [
         ((1500, 1500, 1500), 1, 5),

@@ -89,7 +89,15 @@ pub struct Gpu {
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
     /// table, held as `Any` so that the runtime does not name a kernel family).
     pub(crate) tuning: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+    /// Plans already made, by a key their family builds (kernel, problem, tile): a plan depends
+    /// only on the adapter and the rates read once above, and a call that plans anew every
+    /// time pays for it on the host (the matmul's split search: 100 µs for f32 64×65536×64 on
+    /// a slow core). At most [`PLANS_HELD`], then forgotten all at once.
+    pub(crate) plans: Mutex<std::collections::HashMap<String, crate::plan::Plan>>,
 }
+
+/// How many plans a [`Gpu`] holds before it forgets them.
+pub(crate) const PLANS_HELD: usize = 1024;
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,6 +109,29 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
+    /// The plan held under `key`, else `plan()`'s, held from then on (errors are not held).
+    pub(crate) fn plan_once(
+        &self,
+        key: String,
+        plan: impl FnOnce() -> Result<crate::plan::Plan>,
+    ) -> Result<crate::plan::Plan> {
+        if let Some(p) = self
+            .plans
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        let p = plan()?;
+        let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+        if plans.len() >= PLANS_HELD {
+            plans.clear();
+        }
+        plans.insert(key, p.clone());
+        Ok(p)
+    }
+
     /// The best adapter, or the one `TILEKIT_ADAPTER` names.
     pub async fn new_async() -> Result<Gpu> {
         Gpu::with_options_async(GpuOptions::default()).await
@@ -216,6 +247,7 @@ impl Gpu {
             polling: Mutex::new(()),
             last_work: Mutex::new(None),
             tuning: std::sync::OnceLock::new(),
+            plans: Mutex::new(std::collections::HashMap::new()),
         })
     }
 

@@ -186,19 +186,8 @@ impl Planner {
             (Scoring::Waves, Some(work)) if self.profile.is_gpu => {
                 efficiency(
                     work,
-                    WaveLaunch {
-                        multiprocessors: self.profile.multiprocessors.unwrap_or(16),
-                        threads_per_mp: self.profile.threads_per_mp,
-                        invocations: spec.usage.invocations,
-                        resident: res.workgroups,
-                        workgroups,
-                        splits,
-                        k_split,
-                        partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
-                    },
-                ) * self
-                    .rate(scoring, spec)
-                    .unwrap_or_else(|| self.unmeasured_rate(&work))
+                    self.wave_launch(spec, res, (workgroups, splits, k_split)),
+                ) * self.waves_rate(spec, &work)
             }
             (Scoring::Reuse | Scoring::Waves, _) => {
                 let occupancy_factor = if self.profile.is_gpu {
@@ -219,6 +208,32 @@ impl Planner {
                 spec.reuse * occupancy_factor * fill + bk / 1000.0
             }
         }
+    }
+
+    /// `spec`'s launch of `workgroups` in `splits` slices of `k_split`, as the wave model sees it.
+    fn wave_launch(
+        &self,
+        spec: &Spec,
+        res: &Residency,
+        (workgroups, splits, k_split): (u64, u32, u32),
+    ) -> WaveLaunch {
+        WaveLaunch {
+            multiprocessors: self.profile.multiprocessors.unwrap_or(16),
+            threads_per_mp: self.profile.threads_per_mp,
+            invocations: spec.usage.invocations,
+            resident: res.workgroups,
+            workgroups,
+            splits,
+            k_split,
+            partial_bytes: spec.split_k.map_or(0, |s| s.partial_bytes),
+        }
+    }
+
+    /// The rate the wave model's estimate for `spec` is multiplied by: measured, or else
+    /// [`Planner::unmeasured_rate`].
+    fn waves_rate(&self, spec: &Spec, work: &Work) -> f64 {
+        self.rate(Scoring::Waves, spec)
+            .unwrap_or_else(|| self.unmeasured_rate(work))
     }
 
     /// The measured rate that scales `spec`'s score, if it has one: only the wave model uses
@@ -287,21 +302,27 @@ impl Planner {
                     // cooperative kernel so (one or two splits where the rule took three to
                     // seven) ran 22 f16 mid-size shapes 15% faster on average and up to 1.9×
                     // (2304×768×3072 122 → 64 µs), none slower by more than 0.5%.
+                    // The rate is looked up once: a small C over a deep K can have hundreds of
+                    // counts to score (f32 64×65536×64: 456 for each of ten blocks, about 0.1 ms
+                    // on one slow core; the library makes each plan once, `Gpu::plan_once`).
                     (Scoring::Waves, Some(split))
-                        if self.profile.is_gpu && spec.work.is_some() && refused.is_none() =>
+                        if self.profile.is_gpu && refused.is_none() && spec.work.is_some() =>
                     {
-                        (1..=waves_splits)
-                            .map(|wanted| {
-                                let (depth, n) = split.shares(wanted);
-                                launch((n, depth))
-                            })
-                            .fold(launch((waves_splits, waves_k_split)), |best, next| {
-                                if next.0 > best.0 || (next.0 == best.0 && next.2 < best.2) {
-                                    next
-                                } else {
-                                    best
-                                }
-                            })
+                        let work = spec.work.expect("checked above");
+                        let rate = self.waves_rate(spec, &work);
+                        let (mut best, mut best_score) = ((waves_splits, waves_k_split), f64::MIN);
+                        for wanted in 1..=waves_splits {
+                            let (depth, n) = split.shares(wanted);
+                            let wg = spec.workgroups * n as u64;
+                            let score =
+                                efficiency(work, self.wave_launch(spec, &res, (wg, n, depth)))
+                                    * rate;
+                            // Strictly better only: of equal scores the fewest splits stay.
+                            if score > best_score {
+                                (best, best_score) = ((n, depth), score);
+                            }
+                        }
+                        launch(best)
                     }
                     _ => launch((waves_splits, waves_k_split)),
                 };

@@ -197,14 +197,22 @@ impl Gpu {
                 None => Ok(None),
             };
         };
-        let planner = self.planner().with_rates(self.measured_rates(variant));
-        Ok(Some(match tile {
-            None => planner.plan(tiling.as_ref())?,
-            Some((t, by @ (ChosenBy::Tuner | ChosenBy::Measured))) => {
-                planner.plan_chosen(tiling.as_ref(), t, by)?
+        // Made once per variant, shape and tile: the same call in a loop plans once.
+        let key = format!(
+            "matmul {variant} {}x{}x{} {tile:?}",
+            shape.m, shape.k, shape.n
+        );
+        self.plan_once(key, || {
+            let planner = self.planner().with_rates(self.measured_rates(variant));
+            match tile {
+                None => planner.plan(tiling.as_ref()),
+                Some((t, by @ (ChosenBy::Tuner | ChosenBy::Measured))) => {
+                    planner.plan_chosen(tiling.as_ref(), t, by)
+                }
+                Some((t, _)) => planner.plan_forced(tiling.as_ref(), t),
             }
-            Some((t, _)) => planner.plan_forced(tiling.as_ref(), t)?,
-        }))
+        })
+        .map(Some)
     }
 
     /// What `tilekit tune` left for this adapter (its cache, read once) and the measured defaults
@@ -271,5 +279,50 @@ impl Gpu {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::gpu::PLANS_HELD;
+    use crate::kernels::matmul::{Shape, Variant};
+    use crate::Gpu;
+
+    /// A plan is made once per key, and the held plans stay bounded. Needs an adapter (lavapipe
+    /// in CI).
+    #[test]
+    fn a_plan_is_made_once_per_key_and_the_held_plans_stay_bounded() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let shape = Shape::new(300, 301, 302).unwrap();
+        let plan = gpu
+            .plan_matmul(Variant::PIPELINED, shape, None)
+            .unwrap()
+            .expect("the pipelined kernel plans");
+        let made = std::cell::Cell::new(0);
+        for _ in 0..3 {
+            let held = gpu
+                .plan_once("test key".into(), || {
+                    made.set(made.get() + 1);
+                    Ok(plan.clone())
+                })
+                .unwrap();
+            assert_eq!(held.choice().label, plan.choice().label);
+        }
+        assert_eq!(made.get(), 1);
+        // An error is returned, not held: the next call plans again.
+        let err = gpu.plan_once("failing".into(), || {
+            Err(crate::Error::InvalidArgument {
+                what: "nothing".into(),
+                why: "a test".into(),
+            })
+        });
+        assert!(err.is_err());
+        assert!(gpu.plan_once("failing".into(), || Ok(plan.clone())).is_ok());
+        for i in 0..PLANS_HELD + 5 {
+            gpu.plan_once(format!("key {i}"), || Ok(plan.clone()))
+                .unwrap();
+        }
+        let held = gpu.plans.lock().unwrap().len();
+        assert!((1..=PLANS_HELD).contains(&held), "{held}");
     }
 }

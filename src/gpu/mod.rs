@@ -109,19 +109,23 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
+    /// The plan held under `key`, if one is.
+    pub(crate) fn held_plan(&self, key: &str) -> Option<crate::plan::Plan> {
+        self.plans
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
     /// The plan held under `key`, else `plan()`'s, held from then on (errors are not held).
     pub(crate) fn plan_once(
         &self,
         key: String,
         plan: impl FnOnce() -> Result<crate::plan::Plan>,
     ) -> Result<crate::plan::Plan> {
-        if let Some(p) = self
-            .plans
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return Ok(p.clone());
+        if let Some(p) = self.held_plan(&key) {
+            return Ok(p);
         }
         let p = plan()?;
         let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());

@@ -188,6 +188,15 @@ impl Gpu {
         tile: Option<(&str, ChosenBy)>,
     ) -> Result<Option<Plan>> {
         self.require(variant.needs(), &format!("the {variant} matmul"))?;
+        // Made once per variant, shape and tile: the same call in a loop plans once (a plan
+        // held means its tiling was built without error before).
+        let key = format!(
+            "matmul {variant} {}x{}x{} {tile:?}",
+            shape.m, shape.k, shape.n
+        );
+        if let Some(plan) = self.held_plan(&key) {
+            return Ok(Some(plan));
+        }
         let Some(tiling) = variant.tiling(shape, &self.caps())? else {
             return match tile {
                 Some((t, _)) => Err(Error::InvalidArgument {
@@ -197,11 +206,6 @@ impl Gpu {
                 None => Ok(None),
             };
         };
-        // Made once per variant, shape and tile: the same call in a loop plans once.
-        let key = format!(
-            "matmul {variant} {}x{}x{} {tile:?}",
-            shape.m, shape.k, shape.n
-        );
         self.plan_once(key, || {
             let planner = self.planner().with_rates(self.measured_rates(variant));
             match tile {

@@ -103,12 +103,21 @@ impl Gpu {
                     })
             })
             .await?;
-        let pipeline = Arc::new(pipeline);
-        self.pipelines
+        // Two threads that missed the cache together have each built the pipeline: both take
+        // the one cached first, and the other is dropped here, before anything binds to it.
+        // Bind groups are kept by the pipeline's address (`launch::Step`); a pipeline handed
+        // out and then dropped would free that address for another pipeline to be built at,
+        // and its kept bind groups would then meet a pipeline they were not made for (seen
+        // once in `tests/blur.rs`, two tests racing on one `Gpu`: "Exclusive pipelines don't
+        // match").
+        let pipeline = self
+            .pipelines
             .pipelines
             .lock()
             .expect("pipeline cache")
-            .insert(key, pipeline.clone());
+            .entry(key)
+            .or_insert_with(|| Arc::new(pipeline))
+            .clone();
         if shader.watched {
             crate::pipeline::watched_pipeline(&pipeline);
         }
@@ -162,5 +171,43 @@ impl Gpu {
     pub fn with_substitute<R>(&self, module: &str, shader: Shader, f: impl FnOnce() -> R) -> R {
         let _restore = crate::pipeline::substitute(module, shader);
         f()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pipeline::Shader;
+    use crate::Gpu;
+    use std::sync::{Arc, Barrier};
+
+    /// Threads that ask for one pipeline at once all get the same one, the first cached. Needs
+    /// an adapter (lavapipe in CI).
+    #[test]
+    fn threads_that_build_one_pipeline_together_get_the_same_one() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let shader = Shader::owned(
+            "compile-race-test",
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3<u32>) {\n\
+             out[i.x] = i.x * 3u;\n}\n",
+        );
+        let threads = 8;
+        let start = Barrier::new(threads);
+        let got: Vec<Arc<wgpu::ComputePipeline>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        pollster::block_on(gpu.pipeline(&shader, "main", &[])).unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let cached = pollster::block_on(gpu.pipeline(&shader, "main", &[])).unwrap();
+        for p in &got {
+            assert!(Arc::ptr_eq(p, &cached));
+        }
+        assert_eq!(gpu.cached_pipelines(), 1);
     }
 }

@@ -9,7 +9,7 @@
 //! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
 
-use super::support::{self, round4, Frame, Types};
+use super::support::{self, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -74,6 +74,13 @@ fn module_ragged_n(types: Types) -> Module {
 fn module_in_place(shape: Shape) -> fn(Types) -> Module {
     support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
+
+/// The main modules, for operands copied into rows of 4 (only where a caller forces a larger
+/// block) or read in place.
+const MODULES: Modules = Modules {
+    copied: module,
+    in_place: module_in_place,
+};
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -283,15 +290,7 @@ impl Kernel for Gemv {
             // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
             // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
             // A copied alone would carry past B's last row.
-            let mut frame = Frame::new(
-                gpu,
-                module,
-                module_in_place,
-                io,
-                shape,
-                support::ragged(shape),
-            )
-            .await?;
+            let mut frame = Frame::new(gpu, MODULES, io, shape, support::ragged(shape)).await?;
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of

@@ -14,7 +14,7 @@
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
 //! with SHADER_F16 and no cooperative matrices.
 
-use super::support::{self, round4, Frame, Types};
+use super::support::{self, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -77,6 +77,12 @@ fn module_in_place(shape: Shape) -> fn(Types) -> Module {
     support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
 }
 
+/// The main modules, for operands copied into rows of 4 or read in place.
+const MODULES: Modules = Modules {
+    copied: module,
+    in_place: module_in_place,
+};
+
 /// A ragged N in one slice of K, the ragged operands copied into rows of 4: C stored straight, in
 /// scalars.
 fn module_store_ragged(types: Types) -> Module {
@@ -114,6 +120,12 @@ fn module_in_place_store_ragged(shape: Shape) -> fn(Types) -> Module {
         module_ragged_n_store_ragged,
     )
 }
+
+/// The main modules where one slice of K stores a C of ragged N straight.
+const STORE_RAGGED_MODULES: Modules = Modules {
+    copied: module_store_ragged,
+    in_place: module_in_place_store_ragged,
+};
 
 /// The modules whose stores are four scalars each.
 const STORE_RAGGED: [fn(Types) -> Module; 3] = [
@@ -368,16 +380,9 @@ impl Kernel for Pipelined {
             // A ragged K or N: the ragged operand copied into rows of 4 (zeros outside, fig
             // 4.20), or on a skinny product loaded where it lies, each operand wide where its
             // rows allow. Either way the kernel reads K and N as they are.
-            let mut frame = Frame::new(
-                gpu,
-                module,
-                module_in_place,
-                io,
-                shape,
-                support::loads_in_place(shape),
-            )
-            .await?
-            .storing_ragged(module_store_ragged, module_in_place_store_ragged);
+            let mut frame = Frame::new(gpu, MODULES, io, shape, support::loads_in_place(shape))
+                .await?
+                .storing_ragged(STORE_RAGGED_MODULES);
             let (lda, ldb) = frame.row_lengths();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);

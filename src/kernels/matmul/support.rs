@@ -386,21 +386,33 @@ pub(crate) struct Frame<'a> {
     store_ragged: Option<fn(Types) -> crate::kernels::Module>,
 }
 
+/// A fast variant's main modules: `copied`, whose loads are 4 elements wide (a ragged operand
+/// comes to it copied into rows of 4), and `in_place`, the module for a shape read where it lies
+/// (loads that take rows of any length; [`each_operand_wide`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Modules {
+    pub(crate) copied: fn(Types) -> crate::kernels::Module,
+    pub(crate) in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+}
+
 impl<'a> Frame<'a> {
     /// The operands of `shape` as the main step reads them: where `reads_in_place`, as they are,
-    /// the main step from `in_place(shape)`'s module (loads that take rows of any length); else
-    /// from `module`, with A copied into rows of 4 where K is ragged and B where N is (a step
-    /// each). The pipelined and cooperative kernels read in place where [`loads_in_place`] says
-    /// so; the small-M kernel at every [`ragged`] shape. The padding and the final sum always
-    /// come from `module`.
+    /// the main step from `modules.in_place(shape)` (loads that take rows of any length); else
+    /// from `modules.copied`, with A copied into rows of 4 where K is ragged and B where N is (a
+    /// step each). The pipelined and cooperative kernels read in place where
+    /// [`loads_in_place`] says so; the small-M kernel at every [`ragged`] shape. The padding and
+    /// the final sum always come from `modules.copied`.
     pub(crate) async fn new(
         gpu: &Gpu,
-        module: fn(Types) -> crate::kernels::Module,
-        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+        modules: Modules,
         io: super::Operands<'a>,
         shape: Shape,
         reads_in_place: bool,
     ) -> Result<Frame<'a>> {
+        let Modules {
+            copied: module,
+            in_place,
+        } = modules;
         let shader = module(io.types).shader;
         let mut steps = Vec::new();
         let (main, padded) = if reads_in_place {
@@ -438,17 +450,13 @@ impl<'a> Frame<'a> {
     }
 
     /// For a kernel that can store a C of ragged N straight (four scalar stores per vec4): its
-    /// main module of that kind, for the operands copied (`module`) or read in place (`in_place`).
-    /// [`Frame::output`] then takes rows of N for one slice of K.
-    pub(crate) fn storing_ragged(
-        mut self,
-        module: fn(Types) -> crate::kernels::Module,
-        in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
-    ) -> Frame<'a> {
+    /// main modules of that kind, for the operands copied or read in place. [`Frame::output`]
+    /// then takes rows of N for one slice of K.
+    pub(crate) fn storing_ragged(mut self, modules: Modules) -> Frame<'a> {
         self.store_ragged = Some(if self.reads_in_place() {
-            in_place(self.shape)
+            (modules.in_place)(self.shape)
         } else {
-            module
+            modules.copied
         });
         self
     }

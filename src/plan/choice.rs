@@ -4,6 +4,7 @@
 
 use super::{KernelUse, Residency};
 use crate::dispatch::Dispatch;
+use crate::limits::DeviceProfile;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -209,5 +210,83 @@ impl Plan {
         }
         let _ = writeln!(s, "why: {}", self.why);
         s
+    }
+}
+
+/// Why `c` was chosen, as the command line and the tour print it: who chose it (`chosen_by`),
+/// what the planner's analysis on `profile` found (the wave model's estimate where `waves`, the
+/// kernel's scoring, says the candidates were ranked by it), and how K was split.
+pub(super) fn why(
+    c: &Candidate,
+    chosen_by: ChosenBy,
+    profile: &DeviceProfile,
+    waves: bool,
+) -> String {
+    let r = &c.residency;
+    let why = match chosen_by {
+        ChosenBy::Forced => format!("{} was asked for and fits this adapter", c.label),
+        ChosenBy::Tuner => format!(
+            "{} was the fastest when `tilekit tune` timed the candidates on this adapter",
+            c.label
+        ),
+        ChosenBy::Measured => format!(
+            "{} was the fastest when `tilekit tune` timed the candidates on a GPU of the {} profile (tilekit's measured defaults; `tilekit tune` measures this adapter)",
+            c.label, profile.name
+        ),
+        ChosenBy::Planner if profile.is_gpu && waves => {
+            let waves = format!(
+                "the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile",
+                c.workgroups,
+                r.workgroups,
+                r.binding.name(),
+                r.occupancy * 100.0,
+                profile.name
+            );
+            match c.rate {
+                None => format!(
+                    "{} has the best estimate: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves})",
+                    c.label,
+                    c.score * 100.0,
+                ),
+                Some(rate) => format!(
+                    "{} has the best estimate, {:.0}%: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves}) at {:.0}% of the fastest block's rate, as `tilekit tune` measured it on a full GPU of the {} profile",
+                    c.label,
+                    c.score * 100.0,
+                    c.score / rate * 100.0,
+                    rate * 100.0,
+                    profile.name
+                ),
+            }
+        }
+        ChosenBy::Planner if profile.is_gpu => format!(
+            "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",
+            c.label,
+            c.reuse,
+            r.workgroups,
+            r.binding.name(),
+            r.occupancy * 100.0,
+            profile.name
+        ),
+        ChosenBy::Planner | ChosenBy::Caller => format!(
+            "{} has the best score: {:.1}x fewer global loads than naive; on a CPU adapter residency does not apply, so only the limits and the reuse count",
+            c.label, c.reuse
+        ),
+    };
+    match (c.splits, c.waves_splits) {
+        (1, 1) => why,
+        (1, proposed) => format!(
+            "{why}; K in one piece: {proposed} splits would fill the GPU in fuller waves, but \
+            the wave model counts their partial products as costing more than that gains"
+        ),
+        (n, proposed) if proposed > n => format!(
+            "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves \
+            (not {proposed}: the wave model counts more splits' partial products as costing \
+            more than they fill)",
+            c.k_split, c.workgroups
+        ),
+        (n, _) => format!(
+            "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves",
+            c.k_split, c.workgroups
+        ),
     }
 }

@@ -257,6 +257,37 @@ impl Planner {
             .unwrap_or(work.rate)
     }
 
+    /// The split of K for `spec` where the wave model scores it: of the counts up to `proposed`
+    /// (the waves rule's), the fewest that the model estimates fastest, as (splits, depth). The
+    /// waves rule counts only how the workgroups fill the GPU, not what a split's partial
+    /// products cost. On the H100 (BENCHMARKS.md 2026-11-26 13:54) the cooperative kernel so
+    /// (one or two splits where the rule took three to seven) ran 22 f16 mid-size shapes 15%
+    /// faster on average and up to 1.9× (2304×768×3072 122 → 64 µs), none slower by more than
+    /// 0.5%. The rate is looked up once: a small C over a deep K can have hundreds of counts to
+    /// score (f32 64×65536×64: 456 for each of ten blocks, about 0.1 ms on one slow core; the
+    /// library makes each plan once, `Gpu::plan_once`).
+    fn fewest_best_splits(
+        &self,
+        spec: &Spec,
+        res: &Residency,
+        split: SplitK,
+        work: Work,
+        proposed: u32,
+    ) -> (u32, u32) {
+        let rate = self.waves_rate(spec, &work);
+        let scored = (1..=proposed.max(1)).map(|wanted| {
+            let (depth, n) = split.shares(wanted);
+            let workgroups = spec.workgroups * n as u64;
+            let launch = self.wave_launch(spec, res, (workgroups, n, depth));
+            ((n, depth), efficiency(work, launch) * rate)
+        });
+        // Strictly better only: of equal scores the fewest splits stay.
+        scored
+            .reduce(|best, next| if next.1 > best.1 { next } else { best })
+            .expect("at least one count")
+            .0
+    }
+
     /// Every candidate of `kernel` analysed: residency, whether the limits allow it, its score.
     pub fn analyse(&self, kernel: &dyn Tiling) -> Vec<Candidate> {
         let scoring = kernel.scoring();
@@ -294,35 +325,12 @@ impl Planner {
                     };
                     (score, workgroups, splits, k_split)
                 };
-                let (score, workgroups, splits, k_split) = match (scoring, spec.split_k) {
-                    // The waves rule counts only how the workgroups fill the GPU, not what a
-                    // split's partial products cost, so where the wave model scores the
-                    // candidate it takes the fewest splits up to the rule's that the model
-                    // estimates fastest. On the H100 (BENCHMARKS.md 2026-11-26 13:54), the
-                    // cooperative kernel so (one or two splits where the rule took three to
-                    // seven) ran 22 f16 mid-size shapes 15% faster on average and up to 1.9×
-                    // (2304×768×3072 122 → 64 µs), none slower by more than 0.5%.
-                    // The rate is looked up once: a small C over a deep K can have hundreds of
-                    // counts to score (f32 64×65536×64: 456 for each of ten blocks, about 0.1 ms
-                    // on one slow core; the library makes each plan once, `Gpu::plan_once`).
-                    (Scoring::Waves, Some(split))
-                        if self.profile.is_gpu && refused.is_none() && spec.work.is_some() =>
+                let (score, workgroups, splits, k_split) = match (scoring, spec.split_k, spec.work)
+                {
+                    (Scoring::Waves, Some(split), Some(work))
+                        if self.profile.is_gpu && refused.is_none() =>
                     {
-                        let work = spec.work.expect("checked above");
-                        let rate = self.waves_rate(spec, &work);
-                        let (mut best, mut best_score) = ((waves_splits, waves_k_split), f64::MIN);
-                        for wanted in 1..=waves_splits {
-                            let (depth, n) = split.shares(wanted);
-                            let wg = spec.workgroups * n as u64;
-                            let score =
-                                efficiency(work, self.wave_launch(spec, &res, (wg, n, depth)))
-                                    * rate;
-                            // Strictly better only: of equal scores the fewest splits stay.
-                            if score > best_score {
-                                (best, best_score) = ((n, depth), score);
-                            }
-                        }
-                        launch(best)
+                        launch(self.fewest_best_splits(spec, &res, split, work, waves_splits))
                     }
                     _ => launch((waves_splits, waves_k_split)),
                 };
@@ -427,73 +435,12 @@ impl Planner {
             c.workgroups,
             self.limits.max_compute_workgroups_per_dimension,
         )?;
-        let r = &c.residency;
-        let why = match chosen_by {
-            ChosenBy::Forced => format!("{} was asked for and fits this adapter", c.label),
-            ChosenBy::Tuner => format!(
-                "{} was the fastest when `tilekit tune` timed the candidates on this adapter",
-                c.label
-            ),
-            ChosenBy::Measured => format!(
-                "{} was the fastest when `tilekit tune` timed the candidates on a GPU of the {} profile (tilekit's measured defaults; `tilekit tune` measures this adapter)",
-                c.label, self.profile.name
-            ),
-            ChosenBy::Planner if self.profile.is_gpu && kernel.scoring() == Scoring::Waves => {
-                let waves = format!(
-                    "the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile",
-                    c.workgroups,
-                    r.workgroups,
-                    r.binding.name(),
-                    r.occupancy * 100.0,
-                    self.profile.name
-                );
-                match c.rate {
-                    None => format!(
-                        "{} has the best estimate: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves})",
-                        c.label,
-                        c.score * 100.0,
-                    ),
-                    Some(rate) => format!(
-                        "{} has the best estimate, {:.0}%: it keeps {:.0}% of the multiprocessors' FMA rate busy ({waves}) at {:.0}% of the fastest block's rate, as `tilekit tune` measured it on a full GPU of the {} profile",
-                        c.label,
-                        c.score * 100.0,
-                        c.score / rate * 100.0,
-                        rate * 100.0,
-                        self.profile.name
-                    ),
-                }
-            }
-            ChosenBy::Planner if self.profile.is_gpu => format!(
-                "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",
-                c.label,
-                c.reuse,
-                r.workgroups,
-                r.binding.name(),
-                r.occupancy * 100.0,
-                self.profile.name
-            ),
-            ChosenBy::Planner | ChosenBy::Caller => format!(
-                "{} has the best score: {:.1}x fewer global loads than naive; on a CPU adapter residency does not apply, so only the limits and the reuse count",
-                c.label, c.reuse
-            ),
-        };
-        let why = match (c.splits, c.waves_splits) {
-            (1, 1) => why,
-            (1, proposed) => format!(
-                "{why}; K in one piece: {proposed} splits would fill the GPU in fuller waves, but \
-                 the wave model counts their partial products as costing more than that gains"
-            ),
-            (n, proposed) if proposed > n => format!(
-                "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves \
-                 (not {proposed}: the wave model counts more splits' partial products as costing \
-                 more than they fill)",
-                c.k_split, c.workgroups
-            ),
-            (n, _) => format!(
-                "{why}; K in {n} splits of {}, so that its {} workgroups fill the GPU in waves",
-                c.k_split, c.workgroups
-            ),
-        };
+        let why = choice::why(
+            c,
+            chosen_by,
+            &self.profile,
+            kernel.scoring() == Scoring::Waves,
+        );
         Ok(Plan {
             kernel: name.to_string(),
             sizes: kernel

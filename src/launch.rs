@@ -8,6 +8,7 @@ use crate::dispatch::Dispatch;
 use crate::gpu::Gpu;
 use crate::pipeline::Shader;
 use crate::pool::{Bind, BindKey, Timer};
+use crate::transfer::{map_mode, mapped};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -141,38 +142,6 @@ impl Step {
     }
 }
 
-fn map_read(
-    gpu: &Gpu,
-    buffer: &wgpu::Buffer,
-) -> futures_intrusive::channel::shared::OneshotReceiver<Result<(), wgpu::BufferAsyncError>> {
-    let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
-    let _ = gpu;
-    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    rx
-}
-
-async fn mapped(
-    rx: futures_intrusive::channel::shared::OneshotReceiver<Result<(), wgpu::BufferAsyncError>>,
-    what: &str,
-) -> Result<()> {
-    // Natively the wait before this completed the submission, so the callback has run (or was
-    // dropped with the device, which closes the channel) and this returns at once; in a browser
-    // the mapping resolves on its event loop.
-    match rx.receive().await {
-        Some(Ok(())) => Ok(()),
-        Some(Err(e)) => Err(Error::Gpu {
-            context: what.to_string(),
-            message: e.to_string(),
-        }),
-        _ => Err(Error::Gpu {
-            context: what.to_string(),
-            message: "the buffer was not mapped after the submission completed".into(),
-        }),
-    }
-}
-
 impl Gpu {
     /// One step: `count` workgroups of `entry` (folded into 2-D by [`Dispatch::fold`]) with
     /// `buffers` bound (binding number, buffer) to group 0.
@@ -263,6 +232,11 @@ impl Gpu {
         bytes: u64,
         timed: bool,
     ) -> Result<(Timing, Vec<T>)> {
+        if crate::transfer::read_in_chunks(bytes) {
+            // A large read: the kernels, then the buffer in chunks (crate::transfer).
+            let t = self.submit::<u8>(steps, None, timed).await?.0;
+            return Ok((t, self.read_in_chunks(buffer, bytes).await?));
+        }
         let (t, data) = self
             .submit::<T>(steps, Some((buffer, bytes)), timed)
             .await?;
@@ -356,8 +330,10 @@ impl Gpu {
                 self.submit_one(enc.finish())
             })
             .await?;
-        let timer_rx = timer.as_ref().map(|t| map_read(self, &t.staging));
-        let data_rx = staging.as_ref().map(|s| map_read(self, s));
+        let timer_rx = timer
+            .as_ref()
+            .map(|t| map_mode(&t.staging, wgpu::MapMode::Read));
+        let data_rx = staging.as_ref().map(|s| map_mode(s, wgpu::MapMode::Read));
         self.wait_for("the kernels", Some(index)).await?;
         let wall = start.elapsed().as_secs_f64();
         // A back end that runs the work inside `submit` (wgpu's GL back end on llvmpipe) cannot

@@ -40,6 +40,7 @@ mod pipeline;
 pub mod plan;
 pub mod pool;
 pub mod random;
+pub mod transfer;
 
 // What the command line and the web page share: the lessons, the tour, its HTML report, the
 // exercises' checker. No files, no terminal.

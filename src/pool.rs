@@ -1,11 +1,13 @@
 //! What a call would otherwise allocate every time, kept for the next one: storage buffers
-//! (outputs, partial sums), readback staging, uniform parameter blocks, bind groups and timestamp
-//! query sets. Each pool is bounded, so a loop of calls keeps the process's memory flat:
+//! (outputs, partial sums), readback staging, the staging rings of large transfers, uniform
+//! parameter blocks, bind groups and timestamp query sets. Each pool is bounded, so a loop of
+//! calls keeps the process's memory flat:
 //!
 //! | pool | bound |
 //! |---|---|
 //! | storage buffers | 64 buffers and 256 MiB; buffers over 64 MiB are never pooled |
 //! | readback staging | 16 buffers and 64 MiB |
+//! | chunked uploads' and readbacks' staging ([`crate::transfer`]) | 3 buffers of 8 MiB each way |
 //! | uniform blocks (by contents, ≤ 256 bytes each) | 256 |
 //! | bind groups (by pipeline and buffer ids) | 512 |
 //! | timestamp query sets | 16 |
@@ -176,6 +178,8 @@ struct Free {
 pub(crate) struct Inner {
     free: Mutex<Free>,
     staging: Mutex<Vec<wgpu::Buffer>>,
+    upload_ring: Mutex<Vec<wgpu::Buffer>>,
+    read_ring: Mutex<Vec<wgpu::Buffer>>,
     uniforms: Mutex<Lru<Vec<u8>, Uniform>>,
     bind_groups: Mutex<Lru<BindKey, wgpu::BindGroup>>,
     recipes: Mutex<Lru<RecipeKey, Recipe>>,
@@ -194,6 +198,8 @@ impl Default for Pools {
             inner: Arc::new(Inner {
                 free: Mutex::new(Free::default()),
                 staging: Mutex::new(Vec::new()),
+                upload_ring: Mutex::new(Vec::new()),
+                read_ring: Mutex::new(Vec::new()),
                 uniforms: Mutex::new(Lru::new(MAX_UNIFORMS)),
                 bind_groups: Mutex::new(Lru::new(MAX_BIND_GROUPS)),
                 recipes: Mutex::new(Lru::new(MAX_RECIPES)),
@@ -326,6 +332,54 @@ impl Inner {
         if let Ok(mut s) = self.staging.lock() {
             let total: u64 = s.iter().map(|b| b.size()).sum();
             if s.len() < MAX_STAGING && total + buffer.size() <= MAX_STAGING_BYTES {
+                s.push(buffer);
+            }
+        }
+    }
+
+    /// A staging buffer of `bytes` for uploads, mapped for writing.
+    pub(crate) fn upload_staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        if let Ok(mut s) = self.upload_ring.lock() {
+            if let Some(i) = s.iter().position(|b| b.size() == bytes) {
+                return s.swap_remove(i);
+            }
+        }
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tilekit upload"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        })
+    }
+
+    /// An upload staging buffer back, still mapped (at most `keep` are kept).
+    pub(crate) fn upload_staging_back(&self, buffer: wgpu::Buffer, keep: usize) {
+        if let Ok(mut s) = self.upload_ring.lock() {
+            if s.len() < keep {
+                s.push(buffer);
+            }
+        }
+    }
+
+    /// A staging buffer of `bytes` for chunked reads, unmapped.
+    pub(crate) fn read_staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        if let Ok(mut s) = self.read_ring.lock() {
+            if let Some(i) = s.iter().position(|b| b.size() == bytes) {
+                return s.swap_remove(i);
+            }
+        }
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tilekit chunked readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A chunked read's staging buffer back, unmapped (at most `keep` are kept).
+    pub(crate) fn read_staging_back(&self, buffer: wgpu::Buffer, keep: usize) {
+        if let Ok(mut s) = self.read_ring.lock() {
+            if s.len() < keep {
                 s.push(buffer);
             }
         }

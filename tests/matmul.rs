@@ -344,6 +344,14 @@ fn the_suite_covers_every_f32_variant() {
 }
 
 #[test]
+fn a_c_of_several_chunks_is_read_back_whole() {
+    // C of 1100×2003 f32 (8.8 MB, over one transfer chunk) comes back through the staging ring;
+    // poisoned first, as every output of the test GPU.
+    assert!(1100 * 2003 * 4 > tilekit::transfer::CHUNK as usize);
+    check(1100, 5, 2003, &Selection::Auto, 71);
+}
+
+#[test]
 fn square_512_with_the_default_variant() {
     let g = gpu();
     let (m, k, n) = (512, 512, 512);

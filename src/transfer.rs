@@ -4,10 +4,9 @@
 //!
 //! Why: `queue.write_buffer` and `create_buffer_init` stage every upload in a buffer allocated
 //! for that call, and a readback into one staging buffer must copy all of it before the host can
-//! read any. On an H100 (BENCHMARKS.md, 2026-11-26 16:19–16:23 UTC) a whole call of f32 4096³
-//! from host slices took 118–136 ms that way against PyTorch's 76–81, and 8192×8192×64 110–120
-//! against 41–42; in chunks of 8 MiB through three buffers, 71–73 and 44–45. The host copy of an
-//! upload of 4–268 MB ran 2–2.6× faster.
+//! read any. On an H100 (BENCHMARKS.md, 2026-11-26 16:19–16:37 UTC) a whole f32 4096³ call from
+//! host slices took 82–83 ms that way, against PyTorch's 56–66; in chunks through this ring,
+//! 48–52. At 8192×8192×64 (A of 268 MB): 88–105 ms before, 30–34 after, PyTorch 27–33.
 //!
 //! Natively only: a browser's `writeBuffer` and `mapAsync` stage the data themselves.
 

@@ -96,6 +96,26 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 Ok((wall, ok, format!("wall time, {}", run.variant)))
             },
         )?;
+        // The wall time of a whole call from host slices (`Gpu::matmul`): A and B uploaded, the
+        // product, C back as a `Vec`. At large sizes its transfers are most of it (BENCHMARKS.md,
+        // 2026-11-26 16:19: the f32 4096³ product is 3 ms of about 50).
+        let n = b.pick(256, 4096);
+        let shape = Shape::new(n, n, n)?;
+        let (a, bm) = (rand_f32(n * n, 7), rand_f32(n * n, 8));
+        b.measure(
+            &format!("matmul-call/host-{n}"),
+            format!("{n}³ from host slices"),
+            12 * (n * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let start = std::time::Instant::now();
+                let (c, run) = gpu.matmul_with(&a, &bm, (n, n, n), &Selection::Auto)?;
+                let wall = start.elapsed().as_secs_f64();
+                let ok = !check || verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok();
+                Ok((wall, ok, format!("wall time, {}", run.variant)))
+            },
+        )?;
     }
     if b.wants("matmul-f16/") {
         f16_cases(b)?;

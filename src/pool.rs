@@ -186,6 +186,13 @@ pub(crate) struct Inner {
     pub(crate) timers: Mutex<Vec<Timer>>,
 }
 
+/// Which way a chunked transfer goes: host to GPU (an upload) or back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Way {
+    Up,
+    Down,
+}
+
 /// The pools of one [`crate::Gpu`].
 #[derive(Clone)]
 pub struct Pools {
@@ -337,51 +344,51 @@ impl Inner {
         }
     }
 
-    /// A staging buffer of `bytes` for uploads, mapped for writing.
-    pub(crate) fn upload_staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
-        if let Ok(mut s) = self.upload_ring.lock() {
+    /// A staging buffer of `bytes` for the chunked transfers going `way`: an upload's mapped for
+    /// writing, a read's unmapped.
+    pub(crate) fn transfer_staging(
+        &self,
+        device: &wgpu::Device,
+        bytes: u64,
+        way: Way,
+    ) -> wgpu::Buffer {
+        if let Ok(mut s) = self.ring(way).lock() {
             if let Some(i) = s.iter().position(|b| b.size() == bytes) {
                 return s.swap_remove(i);
             }
         }
+        let (label, usage) = match way {
+            Way::Up => (
+                "tilekit upload",
+                wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            Way::Down => (
+                "tilekit chunked readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+        };
         device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("tilekit upload"),
+            label: Some(label),
             size: bytes,
-            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: true,
+            usage,
+            mapped_at_creation: way == Way::Up,
         })
     }
 
-    /// An upload staging buffer back, still mapped (at most `keep` are kept).
-    pub(crate) fn upload_staging_back(&self, buffer: wgpu::Buffer, keep: usize) {
-        if let Ok(mut s) = self.upload_ring.lock() {
+    /// A transfer's staging buffer back, in the state [`Inner::transfer_staging`] hands it out
+    /// (at most `keep` are kept each way).
+    pub(crate) fn transfer_staging_back(&self, buffer: wgpu::Buffer, way: Way, keep: usize) {
+        if let Ok(mut s) = self.ring(way).lock() {
             if s.len() < keep {
                 s.push(buffer);
             }
         }
     }
 
-    /// A staging buffer of `bytes` for chunked reads, unmapped.
-    pub(crate) fn read_staging(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
-        if let Ok(mut s) = self.read_ring.lock() {
-            if let Some(i) = s.iter().position(|b| b.size() == bytes) {
-                return s.swap_remove(i);
-            }
-        }
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("tilekit chunked readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
-    /// A chunked read's staging buffer back, unmapped (at most `keep` are kept).
-    pub(crate) fn read_staging_back(&self, buffer: wgpu::Buffer, keep: usize) {
-        if let Ok(mut s) = self.read_ring.lock() {
-            if s.len() < keep {
-                s.push(buffer);
-            }
+    fn ring(&self, way: Way) -> &Mutex<Vec<wgpu::Buffer>> {
+        match way {
+            Way::Up => &self.upload_ring,
+            Way::Down => &self.read_ring,
         }
     }
 

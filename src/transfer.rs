@@ -10,6 +10,7 @@
 //!
 //! Natively only: a browser's `writeBuffer` and `mapAsync` stage the data themselves.
 
+use crate::pool::Way;
 use crate::{Error, Gpu, Result};
 
 /// Bytes per chunk (8 MiB ran the H100's calls as fast as 4, 16 or 32, with three buffers
@@ -101,14 +102,11 @@ impl Gpu {
         dst: &wgpu::Buffer,
         contents: &[u8],
     ) -> Result<()> {
-        let mut slots: Vec<Slot> = (0..RING)
-            .map(|_| Slot {
-                buffer: self.pools.inner.upload_staging(&self.device, CHUNK),
-                busy: None,
-            })
-            .collect();
+        let parts = contents.len().div_ceil(CHUNK as usize);
+        let mut slots = self.slots(Way::Up, parts);
+        let n = slots.len();
         for (i, part) in contents.chunks(CHUNK as usize).enumerate() {
-            let slot = &mut slots[i % RING];
+            let slot = &mut slots[i % n];
             slot.ready(self, what).await?;
             slot.buffer
                 .slice(..part.len() as u64)
@@ -132,10 +130,10 @@ impl Gpu {
             // Mapped again once the GPU has copied out of it.
             slot.busy = Some((map_mode(&slot.buffer, wgpu::MapMode::Write), index));
         }
-        for mut slot in slots {
+        for slot in &mut slots {
             slot.ready(self, what).await?;
-            self.pools.inner.upload_staging_back(slot.buffer, RING);
         }
+        self.slots_back(Way::Up, slots);
         Ok(())
     }
 
@@ -148,12 +146,7 @@ impl Gpu {
     ) -> Result<Vec<T>> {
         let parts = bytes.div_ceil(CHUNK) as usize;
         let part_bytes = |i: usize| (bytes - i as u64 * CHUNK).min(CHUNK);
-        let mut slots: Vec<Slot> = (0..RING.min(parts))
-            .map(|_| Slot {
-                buffer: self.pools.inner.read_staging(&self.device, CHUNK),
-                busy: None,
-            })
-            .collect();
+        let mut slots = self.slots(Way::Down, parts);
         for (i, slot) in slots.iter_mut().enumerate() {
             self.read_chunk(src, i as u64 * CHUNK, part_bytes(i), slot)
                 .await?;
@@ -181,10 +174,28 @@ impl Gpu {
                     .await?;
             }
         }
-        for slot in slots {
-            self.pools.inner.read_staging_back(slot.buffer, RING);
-        }
+        self.slots_back(Way::Down, slots);
         Ok(out)
+    }
+
+    /// Staging buffers for a transfer of `parts` chunks going `way`: up to [`RING`], from the
+    /// pool where it has them.
+    fn slots(&self, way: Way, parts: usize) -> Vec<Slot> {
+        (0..RING.min(parts))
+            .map(|_| Slot {
+                buffer: self.pools.inner.transfer_staging(&self.device, CHUNK, way),
+                busy: None,
+            })
+            .collect()
+    }
+
+    /// A finished transfer's staging buffers, back to the pool.
+    fn slots_back(&self, way: Way, slots: Vec<Slot>) {
+        for slot in slots {
+            self.pools
+                .inner
+                .transfer_staging_back(slot.buffer, way, RING);
+        }
     }
 
     /// The GPU's copy of `bytes` of `src` from `offset` into `slot`, then its mapping asked for.

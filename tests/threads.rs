@@ -65,6 +65,29 @@ fn eight_threads_share_one_gpu() {
     });
 }
 
+#[test]
+fn four_threads_move_large_buffers_through_the_staging_ring_at_once() {
+    // Each upload and read of several chunks takes staging buffers from the one pool the Gpu
+    // keeps (src/transfer.rs): threads that do so together must each get their own.
+    let g = gpu();
+    let words = 3 * tilekit::transfer::CHUNK as usize / 4 + 123;
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                for round in 0..3u64 {
+                    let x = random_u32(words, 7000 + 10 * t + round);
+                    let buf = g.upload("ring", &x).unwrap();
+                    let back = g.read(&buf).unwrap();
+                    assert!(
+                        back == x,
+                        "thread {t}, round {round}: the words came back changed"
+                    );
+                }
+            });
+        }
+    });
+}
+
 fn resident_bytes() -> u64 {
     // /proc/self/statm: resident pages are the second field.
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();

@@ -134,11 +134,12 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
         ..Default::default()
     })
     .unwrap();
-    // The naive kernel at 512³ takes seconds on lavapipe (and well over 20 ms on a GPU at 2048³).
+    // The naive kernel at 512³ takes seconds on lavapipe; on a GPU, 8192³ (an H100 ran 2048³ in
+    // 3.7 ms, BENCHMARKS.md 2026-11-26 17:10, so 8192³ about 240: twelve times the timeout).
     let n = if g.summary.device_type == "Cpu" {
         512
     } else {
-        2048
+        8192
     };
     let a = random_f32(n * n, 1);
     let shape = tilekit::kernels::matmul::Shape::new(n, n, n).unwrap();

@@ -211,7 +211,10 @@ impl Gpu {
         crate::gpu::block_on(self.upload_async(what, data))
     }
 
-    /// Upload a slice into a storage buffer (pooled when one of that size is free).
+    /// Upload a slice into a storage buffer (pooled when one of that size is free). From
+    /// [`crate::transfer::CHUNKED_UPLOAD`] bytes it goes in chunks through the staging buffers
+    /// the `Gpu` keeps, and returns once the GPU has copied it; smaller uploads are queued
+    /// (`queue.write_buffer`) and copied before the next submission runs.
     pub async fn upload_async<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
         let bytes = self.check_buffer::<T>(what, data.len())?;
         let padded = self.padded(bytes);

@@ -164,9 +164,26 @@ fn a_destroyed_device_is_a_typed_error_not_a_hang() {
     let x = random_u32(100_000, 3);
     let s: u32 = g.reduce(&x, Op::Sum).unwrap();
     assert_eq!(s, x.iter().fold(0u32, |a, &v| a.wrapping_add(v)));
+    let big = random_u32(3 * tilekit::transfer::CHUNK as usize / 4, 4);
+    let kept = g.upload("kept", &big).unwrap();
     g.device().destroy();
     match g.reduce(&x, Op::Sum) {
         Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
         other => panic!("expected DeviceLost, got {other:?}"),
+    }
+    // The chunked transfers (src/transfer.rs) end the same way.
+    match g.upload("after", &big) {
+        Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
+        other => panic!(
+            "expected DeviceLost from a chunked upload, got {:?}",
+            other.err()
+        ),
+    }
+    match g.read(&kept) {
+        Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
+        other => panic!(
+            "expected DeviceLost from a chunked read, got {:?}",
+            other.err()
+        ),
     }
 }

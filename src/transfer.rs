@@ -20,9 +20,12 @@ pub const CHUNK: u64 = 8 << 20;
 /// Staging buffers in flight, per direction; also how many the pools keep.
 pub const RING: usize = 3;
 
-/// Uploads from this size go in chunks; below it `queue.write_buffer` costs less than a
-/// submission per chunk.
-pub const CHUNKED_UPLOAD: u64 = 1 << 20;
+/// Uploads from this size go in chunks. Below it `queue.write_buffer` ran whole calls as fast or
+/// faster on the H100 (BENCHMARKS.md, 2026-11-26 17:38–17:42 UTC, six rounds each: operands of 1
+/// to 24 MiB 4–14% faster, of 32 MiB 16.9 against 22.6 ms, of 48 MiB alike); from a 57 MiB
+/// operand on, the ring ran them faster (3000×5000×700 9.9 against 13.6 ms, 4096³ 48–52 against
+/// 82, 268 MB 30–34 against 88–105).
+pub const CHUNKED_UPLOAD: u64 = 48 << 20;
 
 /// Whether an upload of `bytes` goes through the staging ring.
 pub(crate) fn upload_in_chunks(bytes: u64) -> bool {

@@ -19,22 +19,24 @@ fn upload_and_read_back_round_trip_at_odd_sizes() {
 
 #[test]
 fn uploads_and_reads_of_many_chunks_round_trip_exactly() {
-    // Past the staging ring (RING buffers of CHUNK bytes), so that each buffer is reused, with a
-    // last chunk of a few words; and an odd count of f16, whose last chunk ends mid-word.
-    use tilekit::transfer::{CHUNK, RING};
+    // Past the size from which uploads go through the staging ring (RING buffers of CHUNK bytes),
+    // so that each buffer is reused, with a last chunk of a few words; and an odd count of f16,
+    // whose last chunk ends mid-word.
+    use tilekit::transfer::{CHUNK, CHUNKED_UPLOAD, RING};
     let g = gpu();
-    let words = (CHUNK as usize * (RING + 1)) / 4 + 1001;
+    let words = (CHUNKED_UPLOAD + CHUNK) as usize / 4 + 1001;
+    assert!(words * 4 > RING * CHUNK as usize);
     let u = random_u32(words, 17);
     let buf = g.upload("many chunks u32", &u).unwrap();
     let back = g.read(&buf).unwrap();
     assert_eq!(back.len(), u.len());
     let first_wrong = back.iter().zip(&u).position(|(x, y)| x != y);
     assert_eq!(first_wrong, None, "u32 of {words} words");
-    let halves: Vec<half::f16> = random_f32(CHUNK as usize + 7, 18)
+    let halves: Vec<half::f16> = random_f32(CHUNKED_UPLOAD as usize / 2 + 7, 18)
         .into_iter()
         .map(half::f16::from_f32)
         .collect();
-    let buf = g.upload("two chunks f16", &halves).unwrap();
+    let buf = g.upload("many chunks f16", &halves).unwrap();
     let back = g.read(&buf).unwrap();
     assert!(
         back.len() == halves.len()

@@ -185,11 +185,9 @@ mod tests {
     #[test]
     fn threads_that_build_one_pipeline_together_get_the_same_one() {
         let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
-        let shader = Shader::owned(
-            "compile-race-test",
-            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
-             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3<u32>) {\n\
-             out[i.x] = i.x * 3u;\n}\n",
+        let shader = Shader::file(
+            "checks/pipeline_race",
+            include_str!("../shaders/checks/pipeline_race.wgsl"),
         );
         let threads = 8;
         let start = Barrier::new(threads);

@@ -5,7 +5,7 @@
 
 use super::{f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant};
 use crate::buffer::DeviceBuffer;
-use crate::family::bench::{rand_f32, Bench, Bound};
+use crate::family::bench::{rand_f32, Bench, Bound, Sample};
 use crate::{Gpu, Result};
 use half::f16;
 
@@ -89,11 +89,9 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             shape.flops(),
             Bound::Compute,
             |check| {
-                let start = std::time::Instant::now();
-                let (c, run) = gpu.matmul_read(&da, &db, &dc, shape, &Selection::Auto)?;
-                let wall = start.elapsed().as_secs_f64();
-                let ok = !check || verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok();
-                Ok((wall, ok, format!("wall time, {}", run.variant)))
+                wall_of_call(check, (&a, &bm, n), || {
+                    gpu.matmul_read(&da, &db, &dc, shape, &Selection::Auto)
+                })
             },
         )?;
         // The wall time of a whole call from host slices (`Gpu::matmul`): A and B uploaded, the
@@ -109,11 +107,9 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             shape.flops(),
             Bound::Compute,
             |check| {
-                let start = std::time::Instant::now();
-                let (c, run) = gpu.matmul_with(&a, &bm, (n, n, n), &Selection::Auto)?;
-                let wall = start.elapsed().as_secs_f64();
-                let ok = !check || verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok();
-                Ok((wall, ok, format!("wall time, {}", run.variant)))
+                wall_of_call(check, (&a, &bm, n), || {
+                    gpu.matmul_with(&a, &bm, (n, n, n), &Selection::Auto)
+                })
             },
         )?;
     }
@@ -135,6 +131,20 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// One whole call of an n³ f32 product as a program sees it, by the wall clock, its C checked
+/// against A and B when `check` asks (the `matmul-call/` cases).
+fn wall_of_call(
+    check: bool,
+    (a, b, n): (&[f32], &[f32], usize),
+    call: impl FnOnce() -> Result<(Vec<f32>, super::MatmulRun)>,
+) -> Result<Sample> {
+    let start = std::time::Instant::now();
+    let (c, run) = call()?;
+    let wall = start.elapsed().as_secs_f64();
+    let ok = !check || verify_sampled(a, b, &c, (n, n, n), 64, f32_bound).is_ok();
+    Ok((wall, ok, format!("wall time, {}", run.variant)))
 }
 
 /// Shapes no set above holds and the tuner never times (`--filter matmul-unseen`, never in a

@@ -234,24 +234,10 @@ impl Gpu {
         };
         if crate::transfer::upload_in_chunks(contents.len() as u64) {
             // Through the staging ring (crate::transfer), into a pooled buffer or a new one.
-            let (id, b) = match self.pools.inner.take(padded, Self::usage()) {
-                Some(found) => found,
-                None => (
-                    next_id(),
-                    self.scoped(&format!("uploading {what}"), || {
-                        self.device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some(what),
-                            size: padded,
-                            usage: Self::usage(),
-                            mapped_at_creation: false,
-                        })
-                    })
-                    .await?,
-                ),
-            };
-            self.write_in_chunks(&format!("uploading {what}"), &b, contents)
+            let buf = self.alloc_uninit::<T>(what, data.len()).await?;
+            self.write_in_chunks(&format!("uploading {what}"), &buf.buffer, contents)
                 .await?;
-            return Ok(self.wrap(id, b, data.len()));
+            return Ok(buf);
         }
         if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
             self.scoped(&format!("uploading {what}"), || {

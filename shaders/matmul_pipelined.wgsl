@@ -37,14 +37,19 @@ struct Params {
     splits: u32,
     ld: u32,       // columns of the output: n rounded up to a multiple of 4
     lda: u32,      // A's row length: K, or K rounded up to 4 where A was copied (wide loads)
+    // Stream-K (`pipelined_sk`, `sk_fixup`): the blocks from `sk_first` on are the last, partly
+    // filled wave's, each split into a head (slices before `sk_per`) and a tail.
+    sk_first: u32,
+    sk_per: u32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // A and B are bound by the files of loads (binding 0 and 1), the output by the file of stores
 // (binding 2).
 @group(0) @binding(3) var<uniform> p: Params;
+// Stream-K's partial blocks, two of BM×BN per block of the last wave (its head's and its
+// tail's), summed into C by `sk_fixup`.
+@group(0) @binding(4) var<storage, read_write> sk_part: array<vec4<f32>>;
 
 override BM: u32 = 128u;
 override BN: u32 = 128u;
@@ -168,28 +173,10 @@ fn multiply(acc: ptr<function, array<vec4<f32>, 16>>, buf: u32, lid: vec3<u32>) 
     }
 }
 
-@compute @workgroup_size(BN / 8u, BM / 8u)
-fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
-             @builtin(num_workgroups) nwg: vec3<u32>,
-             @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t = wid.x + wid.y * nwg.x;
-    let split = t / p.tiles;
-    let tile = t % p.tiles;
-    let row0 = (tile / p.tiles_x) * BM;
-    let col0 = (tile % p.tiles_x) * BN;
-    let me = lid.y * (BN / 8u) + lid.x;
-    let k_begin = min(split * p.k_split, p.k);
-    let k_end = min(k_begin + p.k_split, p.k);
-    // Workgroups past the last split (the 2-D fold rounds up) run no slices and store nothing.
-    var slices = (k_end - k_begin + BK - 1u) / BK;
-    if (split >= p.splits) {
-        slices = 0u;
-    }
-
-    var acc: array<vec4<f32>, 16>;  // row i (0..8) × column half h: acc[2i + h]
-    for (var i = 0u; i < 16u; i++) {
-        acc[i] = vec4<f32>(0.0);
-    }
+// The slices [k_begin, k_end) of the block at (row0, col0) multiplied into `acc`: `slices` of
+// them (0: none), in pairs.
+fn block(acc: ptr<function, array<vec4<f32>, 16>>, row0: u32, col0: u32, k_begin: u32,
+         k_end: u32, slices: u32, me: u32, lid: vec3<u32>) {
     // Two slices ahead (AHEAD = 2), two register sets take turns, one for the even slices and
     // one for the odd: each holds a slice from its global loads until it is stored to
     // workgroup memory a slice later. The loop body is written twice, once per set; copying
@@ -211,11 +198,11 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
         workgroupBarrier();
         for (var s = 0u; s < slices; s += 2u) {
             let next_odd = fetch(me, row0, col0, k_begin + (s + 1u) * BK, k_end);
-            multiply(&acc, 0u, lid);
+            multiply(acc, 0u, lid);
             stage(1u, me, next_odd);
             workgroupBarrier();
             let next_even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-            multiply(&acc, 1u, lid);
+            multiply(acc, 1u, lid);
             stage(0u, me, next_even);
             workgroupBarrier();
         }
@@ -229,20 +216,46 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
         for (var s = 0u; s < slices; s += 2u) {
             // Slice s (even) from buffer 0; slice s+2 fetched; slice s+1 stored to buffer 1.
             even = fetch(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-            multiply(&acc, 0u, lid);
+            multiply(acc, 0u, lid);
             stage(1u, me, odd);
             // One barrier per slice: the next slice is stored, and nobody still reads the
             // buffer that the slice after it will overwrite (it was read before this barrier).
             workgroupBarrier();
             // Slice s+1 (odd) from buffer 1; slice s+3 fetched; slice s+2 stored to buffer 0.
             odd = fetch(me, row0, col0, k_begin + (s + 3u) * BK, k_end);
-            multiply(&acc, 1u, lid);
+            multiply(acc, 1u, lid);
             stage(0u, me, even);
             workgroupBarrier();
         }
     }
+}
 
-    if (split >= p.splits) {
+@compute @workgroup_size(BN / 8u, BM / 8u)
+fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = wid.x + wid.y * nwg.x;
+    let split = t / p.tiles;
+    let tile = t % p.tiles;
+    let row0 = (tile / p.tiles_x) * BM;
+    let col0 = (tile % p.tiles_x) * BN;
+    let me = lid.y * (BN / 8u) + lid.x;
+    let k_begin = min(split * p.k_split, p.k);
+    let k_end = min(k_begin + p.k_split, p.k);
+    // Workgroups past the last split (the 2-D fold rounds up) run no slices and store nothing.
+    let idle = split >= p.splits;
+    var slices = (k_end - k_begin + BK - 1u) / BK;
+    if (idle) {
+        slices = 0u;
+    }
+
+    var acc: array<vec4<f32>, 16>;  // row i (0..8) × column half h: acc[2i + h]
+    for (var i = 0u; i < 16u; i++) {
+        acc[i] = vec4<f32>(0.0);
+    }
+    block(&acc, row0, col0, k_begin, k_end, slices, me, lid);
+
+    if (idle) {
         return;
     }
     for (var i = 0u; i < 8u; i++) {
@@ -255,5 +268,98 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
             store_c(split, r, c_lo, acc[2u * i]);
             store_c(split, r, c_lo + BN / 2u, acc[2u * i + 1u]);
         }
+    }
+}
+
+// Stream-K (the last wave): where the blocks of C are not a whole number of waves of the
+// workgroups resident at once, the blocks of the last, partly filled wave are each split in two,
+// a head (slices [0, sk_per)) and a tail (the rest), each a workgroup that writes a partial
+// block. The heads take a multiprocessor each and walk K together as a whole wave does; the
+// tails, short, run on the multiprocessors the heads leave free, several one after another on
+// each, so that the last wave ends about when the heads do instead of when whole blocks would.
+// The workgroups before `sk_first` are the full waves' blocks, as in `pipelined`, in the same
+// launch; the heads come next, then the tails. `sk_fixup` adds each head and tail into C. On the
+// H100, f32 4096³ in 128×256 blocks (512 on 132 one-workgroup multiprocessors: 3.9 waves) ran as
+// long as 4224×4096×4096 (528 blocks, 4 full waves): 2790 against 2788 µs. So split, 4096³ ran
+// in 2773 µs against 2809, 6144³ in 9225 against 9432 (BENCHMARKS.md, 2026-11-26). Each
+// workgroup runs one range of slices: shares that crossed blocks, looped over in one workgroup,
+// ran 10% slower at 4096³.
+@compute @workgroup_size(BN / 8u, BM / 8u)
+fn pipelined_sk(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = wid.x + wid.y * nwg.x;
+    let me = lid.y * (BN / 8u) + lid.x;
+    let heads = p.tiles - p.sk_first;
+    // A full wave's block (all of K, into C), or the head (part 0) or tail (part 1) of the last
+    // wave's block `sk_first + r`.
+    var tile = t;
+    var k_begin = 0u;
+    var k_end = p.k;
+    let x = t - p.sk_first;  // meaningful only past sk_first
+    let part = x / heads;
+    let r = x % heads;
+    if (t >= p.sk_first) {
+        tile = p.sk_first + r;
+        if (part == 0u) {
+            k_end = min(p.sk_per * BK, p.k);
+        } else {
+            k_begin = min(p.sk_per * BK, p.k);
+        }
+    }
+    let idle = t >= p.sk_first && part >= 2u;  // past the last tail (the 2-D fold rounds up)
+    var slices = (k_end - k_begin + BK - 1u) / BK;
+    if (idle) {
+        slices = 0u;
+    }
+    let row0 = (tile / p.tiles_x) * BM;
+    let col0 = (tile % p.tiles_x) * BN;
+
+    var acc: array<vec4<f32>, 16>;
+    for (var i = 0u; i < 16u; i++) {
+        acc[i] = vec4<f32>(0.0);
+    }
+    block(&acc, row0, col0, k_begin, k_end, slices, me, lid);
+
+    if (idle) {
+        return;
+    }
+    let at = (2u * r + part) * (BM * BN / 4u);
+    for (var i = 0u; i < 8u; i++) {
+        var lr = 4u * lid.y + i;
+        if (i >= 4u) {
+            lr = BM / 2u + 4u * lid.y + i - 4u;
+        }
+        if (t < p.sk_first) {
+            if (row0 + lr < p.m) {
+                let c_lo = col0 + 4u * lid.x;
+                store_c(0u, row0 + lr, c_lo, acc[2u * i]);
+                store_c(0u, row0 + lr, c_lo + BN / 2u, acc[2u * i + 1u]);
+            }
+        } else {
+            sk_part[at + lr * (BN / 4u) + lid.x] = acc[2u * i];
+            sk_part[at + lr * (BN / 4u) + BN / 8u + lid.x] = acc[2u * i + 1u];
+        }
+    }
+}
+
+// Stream-K's sum: each vec4 of the last wave's blocks, head plus tail (the order of K), into C.
+@compute @workgroup_size(256)
+fn sk_fixup(@builtin(workgroup_id) wid: vec3<u32>,
+            @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) li: u32) {
+    let q4 = BM * BN / 4u;  // vec4s per block
+    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    if (i >= (p.tiles - p.sk_first) * q4) {
+        return;
+    }
+    let r = i / q4;
+    let q = i % q4;
+    let v = sk_part[2u * r * q4 + q] + sk_part[(2u * r + 1u) * q4 + q];
+    let tile = p.sk_first + r;
+    let row = (tile / p.tiles_x) * BM + q / (BN / 4u);
+    let col = (tile % p.tiles_x) * BN + 4u * (q % (BN / 4u));
+    if (row < p.m) {
+        store_c(0u, row, col, v);
     }
 }

@@ -332,6 +332,50 @@ suite! {
     gemv => "gemv",
 }
 
+/// Stream-K: where the output blocks leave the last wave partly filled, each of that wave's
+/// blocks is split into a head and a tail of K, each its own workgroup writing a partial block,
+/// and a second pass adds them into C. Every element of C comes out right, the full waves' blocks
+/// and the split ones, at ragged M and at N and K that no block divides (stream-K takes K and N
+/// multiples of 4 only). Here on GPUs of 4 to 11 multiprocessors that hold one workgroup each
+/// (the CPU profile's residency, set on any adapter), so that the shapes stay small: 24 blocks of
+/// 88 slices on 5 are 4 full waves, then 4 heads and their tails one after another on the fifth
+/// multiprocessor; on 7 and 11, blocks split near their middle; on 9, 6 heads and tails two to a
+/// multiprocessor.
+#[test]
+fn stream_k_shares_the_last_wave_and_c_comes_out_whole() {
+    let v = variant("pipelined");
+    let mut g = tilekit::Gpu::with_options(tilekit::GpuOptions {
+        poison_outputs: true,
+        ..Default::default()
+    })
+    .unwrap();
+    g.profile = tilekit::DeviceProfile::named("cpu").unwrap();
+    for (i, (mps, m, k, n)) in [
+        (5, 200, 700, 332),
+        (7, 200, 700, 332),
+        (9, 200, 700, 332),
+        (11, 200, 700, 332),
+        (5, 190, 704, 380),
+        (4, 150, 708, 380),
+        (5, 131, 708, 188),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        g.profile.multiprocessors = Some(mps);
+        let a = random_f32(m * k, 41 + i as u64);
+        let b = random_f32(k * n, 51 + i as u64);
+        let forced = Selection::Forced {
+            variant: v,
+            tile: "64x64x8".into(),
+        };
+        let (c, run) = g.matmul_with(&a, &b, (m, k, n), &forced).unwrap();
+        assert!(run.tile.contains("stream-K"), "{m}x{k}x{n}: {}", run.tile);
+        let (exact, mag) = reference(&a, &b, m, k, n);
+        verify(&c, &exact, &mag, k).unwrap_or_else(|e| panic!("{m}x{k}x{n} {}: {e}", run.tile));
+    }
+}
+
 #[test]
 fn the_suite_covers_every_f32_variant() {
     let covered = ["naive", "tiled", "blocked", "pipelined", "gemv"];

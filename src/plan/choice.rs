@@ -41,6 +41,9 @@ pub struct Candidate {
     /// more where the wave model estimated fewer faster (their partial products cost more than
     /// the fuller waves gain).
     pub waves_splits: u32,
+    /// Where the blocks leave the last wave partly filled and the kernel can, that wave's blocks
+    /// split into heads and tails ([`super::stream_k`]); [`Candidate::workgroups`] counts both.
+    pub stream_k: Option<super::StreamK>,
 }
 
 /// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's
@@ -271,6 +274,14 @@ pub(super) fn why(
             "{} has the best score: {:.1}x fewer global loads than naive; on a CPU adapter residency does not apply, so only the limits and the reuse count",
             c.label, c.reuse
         ),
+    };
+    let why = match c.stream_k {
+        Some(sk) => format!(
+            "{why}; the last wave's blocks (from block {}) split into a head of {} slices and a \
+            tail each, so that the multiprocessors finish together (stream-K)",
+            sk.first, sk.per
+        ),
+        None => why,
     };
     match (c.splits, c.waves_splits) {
         (1, 1) => why,

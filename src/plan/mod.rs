@@ -20,7 +20,9 @@ mod split;
 mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
-pub use split::{split_k_waves, SplitK};
+pub use split::{
+    split_k_waves, stream_k, LastWave, SplitK, StreamK, STREAM_K_MIN_SLICES, STREAM_K_TAIL_COST,
+};
 pub use waves::{efficiency, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING};
 
 /// How a [`Tiling`]'s candidates are ranked.
@@ -334,6 +336,26 @@ impl Planner {
                     }
                     _ => launch((waves_splits, waves_k_split)),
                 };
+                // In one split, the last wave's blocks split into heads and tails where the
+                // kernel can and the multiprocessors are known: each block of that wave is then
+                // two workgroups.
+                let stream = match spec.split_k.and_then(|s| s.last_wave.map(|w| (s, w))) {
+                    Some((split, wave)) if splits == 1 && refused.is_none() => {
+                        let mps = self.profile.multiprocessors.unwrap_or(0) as u64;
+                        stream_k(
+                            spec.workgroups,
+                            mps * res.workgroups as u64,
+                            split.k.div_ceil(wave.slice),
+                        )
+                        .filter(|sk| {
+                            2 * sk.blocks(spec.workgroups) * wave.block_bytes
+                                <= self.limits.max_binding_bytes()
+                        })
+                    }
+                    _ => None,
+                };
+                let workgroups =
+                    stream.map_or(workgroups, |sk| workgroups + sk.blocks(spec.workgroups));
                 Candidate {
                     label: spec.label.clone(),
                     constants: spec
@@ -352,6 +374,7 @@ impl Planner {
                     splits,
                     k_split,
                     waves_splits,
+                    stream_k: stream,
                 }
             })
             .collect()

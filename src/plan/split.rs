@@ -19,6 +19,18 @@ pub struct SplitK {
     pub granule: u32,
     /// Bytes of one partial product.
     pub partial_bytes: u64,
+    /// Where the kernel can split its last wave's blocks into heads and tails ([`stream_k`]).
+    pub last_wave: Option<LastWave>,
+}
+
+/// What a kernel that splits its last wave's blocks ([`stream_k`]) tells the planner: the depth
+/// of its slices and the bytes of one partial block (f32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LastWave {
+    /// The depth of a slice of K (BK).
+    pub slice: u32,
+    /// Bytes of one block's partial product.
+    pub block_bytes: u64,
 }
 
 impl SplitK {
@@ -61,9 +73,70 @@ pub fn split_k_waves(groups: u64, split: SplitK, slots: u64, max_binding: u64) -
     (1..=most).find(|&s| waves(s) <= 1.12 * best).unwrap_or(1) as u32
 }
 
+/// Stream-K for the last wave: the output blocks from `first` on, which would leave part of the
+/// GPU idle as the last wave, are each split in two at slice `per`: a head (slices before `per`)
+/// and a tail (the rest), each a workgroup of its own that writes a partial block, summed into C
+/// by a second pass. The heads take one multiprocessor each and walk K together, as a whole wave
+/// does; the tails, short, fill the multiprocessors the heads leave free, several one after the
+/// other on each (the GPU starts each workgroup where one has finished), so that everything
+/// finishes about when the heads do. `per` is the least whole share of the last wave's slices per
+/// multiprocessor at which the free multiprocessors hold every tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StreamK {
+    /// The first block of the last wave: blocks before it run one workgroup each.
+    pub first: u64,
+    /// Slices of each head.
+    pub per: u32,
+}
+
+impl StreamK {
+    /// The blocks the last wave splits.
+    pub fn blocks(&self, total: u64) -> u64 {
+        total - self.first
+    }
+}
+
+/// The least slices of K a tail may have.
+pub const STREAM_K_MIN_SLICES: u32 = 8;
+
+/// What a tail costs beyond its slices, in slices: its prologue (two slices loaded before the
+/// first multiply-add) and the store of its partial block.
+pub const STREAM_K_TAIL_COST: u32 = 4;
+
+/// Stream-K for `blocks` output blocks of `slices` slices each where `slots` workgroups run at
+/// once (multiprocessors × workgroups resident on each; 0 where the multiprocessors are not
+/// known): `None` where the blocks are a whole number of waves, fit one wave, or no split of the
+/// last wave's blocks finishes it sooner than whole blocks. Heads are even numbers of slices
+/// (the pipelined kernel runs them in pairs).
+pub fn stream_k(blocks: u64, slots: u64, slices: u32) -> Option<StreamK> {
+    if slots == 0 || blocks <= slots || blocks.is_multiple_of(slots) {
+        return None;
+    }
+    let first = blocks / slots * slots;
+    let rest = blocks - first;
+    let free = slots - rest;
+    let ideal = cdiv(rest * slices as u64, slots);
+    let mut per = ideal.div_ceil(2) * 2;
+    while per + (STREAM_K_MIN_SLICES as u64) <= slices as u64 {
+        // Each free multiprocessor runs ⌊per / (tail + its cost)⌋ tails in the time of a head;
+        // the last wave ends with the heads where they hold every tail.
+        let tail = slices as u64 - per + STREAM_K_TAIL_COST as u64;
+        if free * (per / tail) >= rest {
+            return Some(StreamK {
+                first,
+                per: per as u32,
+            });
+        }
+        per += 2;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{split_k_waves, SplitK};
+    use super::{
+        split_k_waves, stream_k, SplitK, StreamK, STREAM_K_MIN_SLICES, STREAM_K_TAIL_COST,
+    };
 
     const BIG: u64 = 1 << 40;
 
@@ -73,6 +146,7 @@ mod tests {
             min_k: 128,
             granule: 1,
             partial_bytes,
+            last_wave: None,
         }
     }
 
@@ -83,6 +157,7 @@ mod tests {
             min_k: 128,
             granule: 16,
             partial_bytes: 4,
+            last_wave: None,
         };
         // 10 asked: ceil(1284 / 10) = 129, rounded to 144: 9 splits cover 1296 ≥ 1284.
         assert_eq!(s.shares(10), (144, 9));
@@ -127,5 +202,64 @@ mod tests {
         // multiprocessors: 458 splits, within 12% of one full wave of 512 (whole slices of 16
         // make them 456 of 144).
         assert_eq!(split_k_waves(1, s(65536, 1 << 14), 792, BIG), 458);
+    }
+
+    #[test]
+    fn stream_k_splits_only_a_partly_filled_last_wave() {
+        // 4096³ in 128×256 blocks on the H100: 512 blocks, 132 at once: 3 full waves, then 116
+        // blocks of 256 slices. An even share would be 226 slices; the 16 free multiprocessors
+        // hold all 116 tails (8 each) from heads of 232, tails of 24 (28 with their cost).
+        assert_eq!(
+            stream_k(512, 132, 256),
+            Some(StreamK {
+                first: 396,
+                per: 232
+            })
+        );
+        // 8192³: 68 blocks of 512 slices; with fewer than half the multiprocessors free each
+        // must hold two tails: heads of 344 (two thirds of the blocks' time).
+        assert_eq!(
+            stream_k(2048, 132, 512),
+            Some(StreamK {
+                first: 1980,
+                per: 344
+            })
+        );
+        // A last wave of 8 blocks: one tail per free multiprocessor, heads of 130.
+        assert_eq!(
+            stream_k(140, 132, 256),
+            Some(StreamK {
+                first: 132,
+                per: 130
+            })
+        );
+        // Whole waves, one wave or less, an unknown GPU, blocks too shallow to split: none.
+        assert_eq!(stream_k(528, 132, 256), None);
+        assert_eq!(stream_k(132, 132, 256), None);
+        assert_eq!(stream_k(70, 132, 256), None);
+        assert_eq!(stream_k(512, 0, 256), None);
+        assert_eq!(stream_k(512, 132, 9), None);
+    }
+
+    #[test]
+    fn stream_k_heads_and_tails_cover_each_block_and_finish_together() {
+        for blocks in 2..300u64 {
+            for slots in [1u64, 2, 3, 7, 16, 132] {
+                for slices in [2u32, 9, 16, 33, 40, 77, 256] {
+                    let Some(sk) = stream_k(blocks, slots, slices) else {
+                        continue;
+                    };
+                    let rest = sk.blocks(blocks);
+                    let (per, tail) = (sk.per as u64, slices as u64 - sk.per as u64);
+                    assert!(per % 2 == 0 && tail >= STREAM_K_MIN_SLICES as u64);
+                    assert!(rest > 0 && rest < slots && sk.first % slots == 0);
+                    // The free multiprocessors hold every tail, with its cost, within a head's
+                    // time, and the last wave ends sooner than whole blocks would.
+                    let cost = tail + STREAM_K_TAIL_COST as u64;
+                    assert!((slots - rest) * (per / cost) >= rest);
+                    assert!(per < slices as u64);
+                }
+            }
+        }
     }
 }

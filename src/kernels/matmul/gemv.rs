@@ -182,6 +182,7 @@ impl Tiling for GemvTiling {
                     // 128-bit loads along K.
                     granule: 4,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                    last_wave: None,
                 }),
                 work: None,
             })

@@ -9,6 +9,9 @@
 //! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`), and the stores of the output
 //! (`_c_wide.wgsl`: vec4s into C or into split-K partials; `_c_ragged.wgsl`: where one slice of K
 //! writes a C whose N is ragged, four scalar stores per vec4 straight into C, no second pass).
+//! Where one split's blocks leave the last wave partly filled, that wave's blocks are each split
+//! into a head and a tail of K ([`crate::plan::stream_k`], the shader's `pipelined_sk` and
+//! `sk_fixup`), so that the multiprocessors finish together.
 //!
 //! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
@@ -20,8 +23,8 @@ use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{
-    cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work, SCALAR_FLOPS_PER_BYTE,
-    SCALAR_HIDING,
+    cdiv, KernelUse, LastWave, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work,
+    SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
 };
 use crate::{Gpu, Result};
 
@@ -146,7 +149,9 @@ struct Params {
     splits: u32,
     ld: u32,
     lda: u32,
-    _pad: [u32; 3],
+    sk_first: u32,
+    sk_per: u32,
+    _pad: u32,
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -272,6 +277,14 @@ impl Tiling for PipelinedTiling {
                     min_k: 16 * bk,
                     granule: 2 * bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
+                    // Stream-K where K and N are multiples of 4: at 4095³ (A and B copied, C
+                    // stored in scalars) it ran 2% slower on the H100 (3001 against 2942 µs,
+                    // BENCHMARKS.md 2026-11-26), where 4096³ ran 1% faster and 6144³ 2%.
+                    last_wave: (self.shape.k.is_multiple_of(4) && self.shape.n.is_multiple_of(4))
+                        .then_some(LastWave {
+                            slice: bk,
+                            block_bytes: bm as u64 * bn as u64 * 4,
+                        }),
                 }),
                 // Every block does 8×8 per invocation; the wave model ranks them by how their
                 // workgroups fill the GPU. The pipeline loads AHEAD slices before its first FMA.
@@ -349,7 +362,8 @@ impl Kernel for Pipelined {
                 n: 1024,
             },
         };
-        support::pipelines(
+        let configs = fitting(planner, &t);
+        let mut all = support::pipelines(
             self.0,
             module,
             &[
@@ -361,8 +375,18 @@ impl Kernel for Pipelined {
                 module_ragged_n_store_ragged,
             ],
             "pipelined",
-            fitting(planner, &t),
-        )
+            configs.clone(),
+        );
+        // Stream-K's two entries at every block (K and N multiples of 4 only).
+        for types in support::types_of(self.0) {
+            let m = module(*types);
+            for c in &configs {
+                for entry in ["pipelined_sk", "sk_fixup"] {
+                    all.push(PipelineUse::new(&m, entry, c.clone()));
+                }
+            }
+        }
+        all
     }
 
     fn launch<'a>(
@@ -392,6 +416,8 @@ impl Kernel for Pipelined {
             // The output's rows: C's own where one slice writes it (a ragged N stored in
             // scalars), else rows of 4 for vec4 stores into the partials.
             let ld = if splits == 1 { n } else { n4 };
+            // Where the plan splits the last wave's blocks into heads and tails (stream-K).
+            let stream = plan.choice().stream_k;
             let params = gpu.uniform(&Params {
                 m,
                 k,
@@ -402,18 +428,49 @@ impl Kernel for Pipelined {
                 splits,
                 ld,
                 lda,
-                _pad: [0; 3],
+                sk_first: stream.map_or(0, |sk| sk.first as u32),
+                sk_per: stream.map_or(0, |sk| sk.per),
+                _pad: 0,
             });
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
-            let step = gpu
-                .planned_step(
-                    &main,
-                    "pipelined",
-                    plan,
-                    &[(0, a), (1, b), (2, c), (3, params.bind())],
+            let Some(sk) = stream else {
+                let step = gpu
+                    .planned_step(
+                        &main,
+                        "pipelined",
+                        plan,
+                        &[(0, a), (1, b), (2, c), (3, params.bind())],
+                    )
+                    .await?;
+                return frame.finish(gpu, step, plan).await;
+            };
+            // The full waves' blocks, then the last wave's heads and tails, in one launch; then
+            // their sum into C.
+            let rest = sk.blocks(tiles as u64);
+            let parts = gpu
+                .alloc_uninit::<f32>(
+                    "stream-K partial blocks",
+                    2 * rest as usize * (bm * bn) as usize,
                 )
                 .await?;
-            frame.finish(gpu, step, plan).await
+            let constants = plan.constants();
+            let io = [
+                (0, a),
+                (1, b),
+                (2, c),
+                (3, params.bind()),
+                (4, parts.bind()),
+            ];
+            let main_step = gpu.planned_step(&main, "pipelined_sk", plan, &io).await?;
+            let io = [(2, c), (3, params.bind()), (4, parts.bind())];
+            let vec4s = rest * (bm * bn / 4) as u64;
+            let fixup = gpu
+                .step(&main, "sk_fixup", &constants, &io, cdiv(vec4s, 256))
+                .await?;
+            let steps = vec![main_step, fixup];
+            frame
+                .finish_steps(gpu, steps, plan, Some((" stream-K", Box::new(parts))))
+                .await
         })
     }
 

@@ -490,15 +490,27 @@ impl<'a> Frame<'a> {
     /// plan's tile with the split and the operands copied said ("padded A", "padded B",
     /// "padded A and B").
     pub(crate) async fn finish(
-        mut self,
+        self,
         gpu: &Gpu,
         main: Step,
         plan: &crate::plan::Plan,
     ) -> Result<super::Launch> {
+        self.finish_steps(gpu, vec![main], plan, None).await
+    }
+
+    /// [`Frame::finish`] with the main work in several steps (stream-K's three), and a buffer
+    /// of theirs to keep alive until they have run, named in the tile (`" stream-K"`).
+    pub(crate) async fn finish_steps(
+        mut self,
+        gpu: &Gpu,
+        main: Vec<Step>,
+        plan: &crate::plan::Plan,
+        extra: Option<(&str, Box<dyn std::any::Any + Send>)>,
+    ) -> Result<super::Launch> {
         let label = &plan.choice().label;
         let Shape { m, n, .. } = self.shape;
         let n4 = round4(n);
-        self.steps.push(main);
+        self.steps.extend(main);
         let mut scratch: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
         if let Some(Output::Partials(p)) = &self.out {
             self.steps.push(
@@ -516,6 +528,10 @@ impl<'a> Frame<'a> {
         let mut tile = label.to_string();
         if self.splits > 1 {
             tile += &format!(" split-K {}", self.splits);
+        }
+        if let Some((what, keep)) = extra {
+            tile += what;
+            scratch.push(keep);
         }
         tile += match (&self.padded.0, &self.padded.1) {
             (Some(_), Some(_)) => " padded A and B",

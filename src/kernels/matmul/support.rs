@@ -498,8 +498,9 @@ impl<'a> Frame<'a> {
         self.finish_steps(gpu, vec![main], plan, None).await
     }
 
-    /// [`Frame::finish`] with the main work in several steps (stream-K's three), and a buffer
-    /// of theirs to keep alive until they have run, named in the tile (`" stream-K"`).
+    /// [`Frame::finish`] with the main work in several steps (stream-K's launch and its sum),
+    /// and a buffer of theirs to keep alive until they have run, named in the tile
+    /// (`" stream-K"`).
     pub(crate) async fn finish_steps(
         mut self,
         gpu: &Gpu,

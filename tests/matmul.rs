@@ -563,6 +563,37 @@ fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
     assert_eq!(plan(64, 4096, 4096, "64x64x8").choice().splits, 11);
 }
 
+/// The plan says where the last wave is split (stream-K), and its grid counts the heads and the
+/// tails: on the H100's profile 4096³ in 128×256×16 blocks is 512 blocks on 132 one-workgroup
+/// multiprocessors, the last 116 split at slice 232 of 256 (628 workgroups); 4224×4096×4096 fills
+/// four waves whole, 2048³ fits one, 4095³ has K and N ragged, and a split of K runs no stream-K.
+/// Pure planning: nothing is launched.
+#[test]
+fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
+    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    let planner = common::hopper_planner();
+    let forced = |m, k, n, tile: &str| {
+        let tiling = PipelinedTiling {
+            shape: Shape { m, k, n },
+        };
+        planner.plan_forced(&tiling, tile).unwrap()
+    };
+    let p = forced(4096, 4096, 4096, "128x256x16");
+    let c = p.choice();
+    let sk = c
+        .stream_k
+        .expect("4096³ leaves its last wave partly filled");
+    assert_eq!((sk.first, sk.per, c.workgroups), (396, 232, 628));
+    assert_eq!(p.dispatch.count, 628);
+    assert!(p.why.contains("stream-K"), "{}", p.why);
+    for (m, k, n) in [(4224, 4096, 4096), (2048, 2048, 2048), (4095, 4095, 4095)] {
+        let p = forced(m, k, n, "128x256x16");
+        assert_eq!(p.choice().stream_k, None, "{m}x{k}x{n}");
+    }
+    let p = forced(777, 1236, 2348, "64x64x8");
+    assert!(p.choice().splits > 1 && p.choice().stream_k.is_none());
+}
+
 /// The pipelined blocks are ranked by the wave model, not by reuse: on the H100 (BENCHMARKS.md,
 /// 2026-11-24, every block and split timed) 64×64×8 ran 777×1234×2345 in 167 µs and
 /// 3000×5000×700 in 518, where 128×128×8, which reuses twice as much and was the planner's

@@ -30,7 +30,8 @@ pub struct Candidate {
     pub rate: Option<f64>,
     /// The ranking score (higher is better); see [`Plan::why`].
     pub score: f64,
-    /// Workgroups the launch needs: the output blocks times [`Candidate::splits`].
+    /// Workgroups the launch needs: the output blocks times [`Candidate::splits`], plus one
+    /// for each block of a last wave split into a head and a tail ([`Candidate::stream_k`]).
     pub workgroups: u64,
     /// Slices of K computed separately and summed (1: no split).
     pub splits: u32,
@@ -237,9 +238,14 @@ pub(super) fn why(
             c.label, profile.name
         ),
         ChosenBy::Planner if profile.is_gpu && waves => {
+            // The wave model scored the blocks as whole workgroups, before any split of the
+            // last wave: W = first + 2·rest workgroups are first + rest blocks.
+            let scored = c
+                .stream_k
+                .map_or(c.workgroups, |sk| (c.workgroups + sk.first) / 2);
             let waves = format!(
                 "the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile",
-                c.workgroups,
+                scored,
                 r.workgroups,
                 r.binding.name(),
                 r.occupancy * 100.0,
@@ -278,8 +284,9 @@ pub(super) fn why(
     let why = match c.stream_k {
         Some(sk) => format!(
             "{why}; the last wave's blocks (from block {}) split into a head of {} slices and a \
-            tail each, so that the multiprocessors finish together (stream-K)",
-            sk.first, sk.per
+            tail each, so that the multiprocessors finish together (stream-K: {} workgroups in \
+            all)",
+            sk.first, sk.per, c.workgroups
         ),
         None => why,
     };

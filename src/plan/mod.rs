@@ -20,9 +20,7 @@ mod split;
 mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
-pub use split::{
-    split_k_waves, stream_k, LastWave, SplitK, StreamK, STREAM_K_MIN_SLICES, STREAM_K_TAIL_COST,
-};
+pub use split::{split_k_waves, stream_k, LastWave, SplitK, StreamK};
 pub use waves::{efficiency, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING};
 
 /// How a [`Tiling`]'s candidates are ranked.

@@ -518,6 +518,15 @@ proptest! {
     }
 }
 
+/// The pipelined kernel's plan on the H100's profile and limits with `tile` forced.
+fn hopper_pipelined_forced(m: u32, k: u32, n: u32, tile: &str) -> tilekit::Plan {
+    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
+    let tiling = PipelinedTiling {
+        shape: Shape { m, k, n },
+    };
+    common::hopper_planner().plan_forced(&tiling, tile).unwrap()
+}
+
 /// The pipelined kernel's register estimate and its workgroup memory decide how many workgroups
 /// a multiprocessor holds, and with it the split of K. On the hopper profile each tile gets the
 /// residency measured on the H100 (BENCHMARKS.md 2026-11-24): the registers NVIDIA's driver
@@ -528,15 +537,8 @@ proptest! {
 /// is launched.
 #[test]
 fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
-    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
     use tilekit::plan::Resource;
-    let planner = common::hopper_planner();
-    let plan = |m, k, n, tile: &str| {
-        let tiling = PipelinedTiling {
-            shape: Shape { m, k, n },
-        };
-        planner.plan_forced(&tiling, tile).unwrap()
-    };
+    let plan = hopper_pipelined_forced;
     // (tile, workgroups per multiprocessor on the H100, the resource that binds first)
     for (tile, resident, binds) in [
         ("128x128x8", 2, Resource::Registers),
@@ -570,14 +572,7 @@ fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
 /// Pure planning: nothing is launched.
 #[test]
 fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
-    use tilekit::kernels::matmul::pipelined::PipelinedTiling;
-    let planner = common::hopper_planner();
-    let forced = |m, k, n, tile: &str| {
-        let tiling = PipelinedTiling {
-            shape: Shape { m, k, n },
-        };
-        planner.plan_forced(&tiling, tile).unwrap()
-    };
+    let forced = hopper_pipelined_forced;
     let p = forced(4096, 4096, 4096, "128x256x16");
     let c = p.choice();
     let sk = c

@@ -10,7 +10,9 @@
 // - the WK partial sums of a column are added through workgroup memory (the reduction lesson's
 //   tree, here WK wide);
 // - split-K: the launch covers `splits` slices of K, so that even M = 1 × N = 4096 launches
-//   enough workgroups to fill the GPU; `sum_splits` adds the slices' partial products.
+//   enough workgroups to fill the GPU; `sum_splits` adds the slices' partial products in a
+//   second launch, except for the matrix-vector product (M = 1, N a multiple of 4), whose
+//   slices are added in the same launch (`gemv_summed`, below).
 // The global loads are joined after this file, one file for A (`a_start`, `load_a`, `K_RAGGED`)
 // and one for B (`load_b`): `matmul_gemv_a_wide.wgsl` where K is a multiple of 4 and
 // `matmul_gemv_b_wide.wgsl` where N is (128-bit loads), `_a_ragged.wgsl` and `_b_ragged.wgsl`
@@ -31,6 +33,10 @@ struct GemvParams {
 
 @group(0) @binding(2) var<storage, read_write> gc4: array<Out4>;
 @group(0) @binding(3) var<uniform> gp: GemvParams;
+// `gemv_summed` only: the splits' partial products (f32 bits), then one count per block of
+// the workgroups done with it.
+@group(0) @binding(4) var<storage, read_write> g_parts: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> g_tally: array<atomic<u32>>;
 
 override WX: u32 = 64u;  // invocations along N (4 columns each)
 override WK: u32 = 4u;   // invocations along K
@@ -38,6 +44,7 @@ override KS: u32 = 4u;   // rows of B per slice of an invocation (a multiple of 
 override MR: u32 = 8u;   // rows of A per invocation: 1, 2, 4 or 8
 
 var<workgroup> partial: array<vec4<f32>, WX * WK>;
+var<workgroup> g_counted: u32;
 
 // The MR accumulators and the rows of A they read are named fields, not arrays indexed by the
 // row: an array indexed in a loop lives in local memory unless the driver unrolls the loop, and
@@ -159,5 +166,83 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
         reduce_row(acc.r5, 5u, stored, lid, row0, cq, quads, out);
         reduce_row(acc.r6, 6u, stored, lid, row0, cq, quads, out);
         reduce_row(acc.r7, 7u, stored, lid, row0, cq, quads, out);
+    }
+}
+
+// Split-K in one launch, for the matrix-vector product (M = 1, so MR = 1; N a multiple of 4):
+// each workgroup stores its split's partial and counts itself in for its block; the last of a
+// block's `splits` workgroups adds every partial into C and sets the count back to zero for the
+// next launch (the one-pass reduction's pattern, the CUDA C++ Programming Guide's example for
+// memory fences). A second launch (`sum_splits`) waits for the whole product before it begins;
+// here each block is summed as soon as its splits are done. The partials and counts go through
+// atomics, ordered by storage barriers (naga emits device-scope fences for them): WGSL orders
+// nothing across workgroups for plain loads and stores. The sum's order is fixed (lane y adds
+// splits y, y + WK, ... in order, then the lanes are added in order), so the same input gives
+// the same bits whichever workgroup came last. With more rows the summing workgroup's work
+// grows with them: at M = 4 and 16 this form ran 8–20% slower than the second launch on an H200,
+// at M = 1 1–11% faster (BENCHMARKS.md, 2026-11-26). The loop over K is `gemv`'s for one row; the
+// entry above is left as it was measured.
+@compute @workgroup_size(WX, WK)
+fn gemv_summed(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = wid.x + wid.y * nwg.x;
+    let split = t / gp.col_groups;
+    let block = t % gp.col_groups;  // its 4·WX columns (one row: a block per column group)
+    if (split >= gp.splits) {
+        return;  // past the last split: not counted (uniform: the whole workgroup leaves)
+    }
+    let cq = block * WX + lid.x;
+    let quads = gp.n / 4u;
+    let k_begin = min(split * gp.k_split, gp.k);
+    let k_end = min(k_begin + gp.k_split, gp.k);
+    let r = a_start(0u);
+    let rows = Rows(r, r, r, r, r, r, r, r);
+    var acc = Acc(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0),
+                  vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    if (cq < quads) {
+        var k = k_begin + KS * lid.y;
+        for (; k + KS <= k_end; k += KS * WK) {
+            for (var g = 0u; g < KS; g += 4u) {
+                group4(&acc, rows, k + g, cq);
+            }
+        }
+        for (; k < k_end; k += 4u) {
+            group4(&acc, rows, k, cq);
+        }
+    }
+    // The split's partial: the WK lanes added (as `reduce_row` does), stored through atomics.
+    partial[lid.y * WX + lid.x] = acc.r0;
+    workgroupBarrier();
+    if (lid.y == 0u && cq < quads) {
+        var s = partial[lid.x];
+        for (var y = 1u; y < WK; y++) {
+            s += partial[y * WX + lid.x];
+        }
+        for (var j = 0u; j < 4u; j++) {
+            atomicStore(&g_parts[4u * (split * quads + cq) + j], bitcast<u32>(s[j]));
+        }
+    }
+    storageBarrier();  // the partial, then the count (__threadfence() in the guide)
+    if (lid.x == 0u && lid.y == 0u) {
+        g_counted = atomicAdd(&g_tally[block], 1u) + 1u;
+    }
+    if (workgroupUniformLoad(&g_counted) != gp.splits) {
+        return;
+    }
+    storageBarrier();  // the count, then the other workgroups' partials
+    var sum = vec4<f32>(0.0);
+    if (cq < quads) {
+        for (var s = lid.y; s < gp.splits; s += WK) {
+            let at = 4u * (s * quads + cq);
+            sum += vec4<f32>(bitcast<f32>(atomicLoad(&g_parts[at])),
+                             bitcast<f32>(atomicLoad(&g_parts[at + 1u])),
+                             bitcast<f32>(atomicLoad(&g_parts[at + 2u])),
+                             bitcast<f32>(atomicLoad(&g_parts[at + 3u])));
+        }
+    }
+    reduce_row(sum, 0u, 1u, lid, 0u, cq, quads, 0u);
+    if (lid.x == 0u && lid.y == 0u) {
+        atomicStore(&g_tally[block], 0u);  // ready for the next launch
     }
 }

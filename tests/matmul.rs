@@ -234,6 +234,34 @@ fn the_sum_of_the_splits_fills_c_exactly() {
     );
 }
 
+/// The matrix-vector product (M = 1, N a multiple of 4) adds its splits of K in the same launch
+/// (`gemv_summed`): each block's last workgroup to finish sums every split's partial into C and
+/// sets the block's count back to zero, for the next launch that shares the counts (one set per
+/// `Gpu`). Calls one after another on one `Gpu`, with other data, other shapes and so other
+/// blocks and splits in between (and a product of more rows, which keeps the second launch), C
+/// poisoned before each: every C right. Without the reset the next call's counts start at the
+/// last one's split and never reach its own, and its C stays poisoned (checked: the second call
+/// then fails, its C NaN).
+#[test]
+fn splits_summed_in_the_launch_leave_their_counts_for_the_next() {
+    let gemv = variant("gemv");
+    for (i, &(m, k, n)) in [
+        (1, 3000, 12),
+        (1, 3000, 12),
+        (1, 2051, 16),
+        (9, 2051, 16),
+        (1, 3000, 12),
+        (1, 5003, 132),
+        (1, 2051, 16),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let run = check(m, k, n, &Selection::Variant(gemv), 120 + i as u64);
+        assert!(run.splits > 1, "{m}x{k}x{n} splits K: {}", run.tile);
+    }
+}
+
 /// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's
 /// crossover lies between 61 and 342, BENCHMARKS.md 2026-11-25); never where neither is ragged.
 #[test]

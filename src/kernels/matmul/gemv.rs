@@ -262,13 +262,29 @@ impl Kernel for Gemv {
                     },
                     precision: self.0,
                 };
-                support::pipelines(
+                let configs = fitting(planner, &t);
+                let mut all = support::pipelines(
                     self.0,
                     module,
                     &[module_ragged, module_ragged_k, module_ragged_n],
                     "gemv",
-                    fitting(planner, &t),
-                )
+                    configs.clone(),
+                );
+                // The splits summed in the launch: one row (MR = 1), N a multiple of 4, K
+                // ragged or not.
+                if p > 0 {
+                    return all;
+                }
+                all.extend(support::types_of(self.0).iter().flat_map(|types| {
+                    let mains = [module(*types), module_ragged_k(*types)];
+                    let configs = &configs;
+                    mains.into_iter().flat_map(move |main| {
+                        configs
+                            .iter()
+                            .map(move |c| PipelineUse::new(&main, "gemv_summed", c.clone()))
+                    })
+                }));
+                all
             })
             .collect()
     }
@@ -307,6 +323,42 @@ impl Kernel for Gemv {
                 splits,
                 _pad: 0,
             });
+            if m == 1 && splits > 1 && n == n4 {
+                // The matrix-vector product adds its splits in the same launch (`gemv_summed`):
+                // the last workgroup of each block adds them into C, instead of a second launch
+                // that waits for the whole product. H200, µs (BENCHMARKS.md, 2026-11-26 23:21):
+                // f16 1×4096×4096 9.9 → 8.8, f32 22.0 → 20.7, f32 1×11008×4096 47.2 → 46.2; but
+                // with more rows the summing workgroup has more to add (summed so, f16
+                // 4×14336×4096 ran 40.3 → 48.1, f32 16×4096×4096 33.5 → 40.0), so they keep
+                // `sum_splits`, as does a ragged N, whose rows it stores.
+                let parts = gpu
+                    .alloc_uninit::<f32>(
+                        "split-K partial products",
+                        splits as usize * m as usize * n4 as usize,
+                    )
+                    .await?;
+                let tally = support::split_tally(gpu, (col_groups * row_blocks) as usize).await?;
+                let (a, b, c, main) = frame.output_summed(splits);
+                let step = gpu
+                    .planned_step(
+                        &main,
+                        "gemv_summed",
+                        plan,
+                        &[
+                            (0, a),
+                            (1, b),
+                            (2, c),
+                            (3, params.bind()),
+                            (4, parts.bind()),
+                            (5, tally.bind()),
+                        ],
+                    )
+                    .await?;
+                let keep = Box::new((parts, tally));
+                return frame
+                    .finish_steps(gpu, vec![step], plan, Some(("", keep)))
+                    .await;
+            }
             let (a, b, c, main) = frame.output(gpu, splits, n4).await?;
             let step = gpu
                 .planned_step(

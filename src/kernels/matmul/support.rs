@@ -105,6 +105,52 @@ pub(crate) fn types_of(elem: Precision) -> &'static [Types] {
     }
 }
 
+/// The counts of a split-K launch that sums its own splits (`gemv_summed`), one per output block,
+/// shared by every such launch on a `Gpu`: zeroed once and kept with the pool's recipes, since
+/// each launch leaves them at zero (the last workgroup of a block sets its count back). Calls run
+/// in queue order, and wgpu puts a barrier between one use of a read-write binding and the next
+/// (also between the back-to-back copies of a timed run), so two launches never count in them at
+/// once. A launch with more blocks than the kept counts makes larger ones.
+pub(crate) struct Tally {
+    blocks: usize,
+    buffer: crate::pool::Detached,
+}
+
+impl Tally {
+    pub(crate) fn bind(&self) -> Bind<'_> {
+        Bind {
+            id: self.buffer.id,
+            buffer: &self.buffer.buffer,
+        }
+    }
+}
+
+/// Counts for at least `blocks` output blocks, all zero ([`Tally`]).
+pub(crate) async fn split_tally(gpu: &Gpu, blocks: usize) -> Result<std::sync::Arc<Tally>> {
+    let key = crate::pool::RecipeKey {
+        family: "split-K tally",
+        ty: std::any::TypeId::of::<u32>(),
+        buffers: Vec::new(),
+        params: Vec::new(),
+    };
+    if let Some(kept) = gpu.pools.inner.recipe::<Tally>(&key) {
+        if kept.blocks >= blocks {
+            return Ok(kept);
+        }
+    }
+    // At least a page of counts, so that most launches share the first ones made.
+    let blocks = blocks.max(1024);
+    let made = std::sync::Arc::new(Tally {
+        blocks,
+        buffer: gpu
+            .zeros_async::<u32>("split-K tally", blocks)
+            .await?
+            .detach(),
+    });
+    gpu.pools.inner.keep_recipe(key, made.clone());
+    Ok(made)
+}
+
 /// Invocations per workgroup of `pad` and `sum_splits` (`SUPPORT_WG`).
 const SUPPORT_WG: u64 = 256;
 
@@ -474,8 +520,7 @@ impl<'a> Frame<'a> {
         let Shape { m, n, .. } = self.shape;
         self.splits = splits;
         self.out = Some(Output::new(gpu, m, n, ld, splits).await?);
-        let a = self.padded.0.as_ref().map_or(self.io.a, |b| b.bind());
-        let b = self.padded.1.as_ref().map_or(self.io.b, |b| b.bind());
+        let (a, b) = self.operands();
         let main = match self.store_ragged {
             Some(ragged) if !n.is_multiple_of(4) => ragged,
             _ => self.main,
@@ -484,6 +529,25 @@ impl<'a> Frame<'a> {
             Output::Direct => (a, b, self.io.c, main(self.io.types).shader),
             Output::Partials(p) => (a, b, p.bind(), (self.main)(self.io.types.partials()).shader),
         })
+    }
+
+    /// A and B as the main step reads them: copied into rows of 4 where they were, else as given.
+    fn operands(&self) -> (Bind<'_>, Bind<'_>) {
+        (
+            self.padded.0.as_ref().map_or(self.io.a, |b| b.bind()),
+            self.padded.1.as_ref().map_or(self.io.b, |b| b.bind()),
+        )
+    }
+
+    /// Where a main step that adds its own `splits` slices of K writes (`gemv_summed`: the last
+    /// workgroup of each block sums them in the same launch): C itself, no `sum_splits` after it;
+    /// the split still counted in the launch's tile and figures. A, B, C and the module to launch
+    /// from (the call's own output type).
+    pub(crate) fn output_summed(&mut self, splits: u32) -> (Bind<'_>, Bind<'_>, Bind<'_>, Shader) {
+        self.splits = splits;
+        self.out = Some(Output::Direct);
+        let (a, b) = self.operands();
+        (a, b, self.io.c, (self.main)(self.io.types).shader)
     }
 
     /// The launch: the padding, `main` (the plan's step), the sum of the partials into C; the

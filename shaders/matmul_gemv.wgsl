@@ -91,6 +91,25 @@ fn group4(acc: ptr<function, Acc>, rows: Rows, k: u32, cq: u32) {
     }
 }
 
+// This invocation's share of the split [k_begin, k_end) for columns `cq` (every WK-th slice of
+// KS rows of B, from slice `y`), into `acc`.
+fn along_k(acc: ptr<function, Acc>, rows: Rows, k_begin: u32, k_end: u32, cq: u32, y: u32) {
+    // Whole slices of KS rows: the driver unrolls the KS/4 groups (KS is a pipeline constant)
+    // and may issue all their loads first.
+    var k = k_begin + KS * y;
+    for (; k + KS <= k_end; k += KS * WK) {
+        for (var g = 0u; g < KS; g += 4u) {
+            group4(acc, rows, k + g, cq);
+        }
+    }
+    // The split's ragged end (fewer than KS rows, a multiple of 4 but at K's own end): the one
+    // invocation whose slice holds it stopped at its start; the others are past k_end. A ragged
+    // K's last group reaches past B's last row: B's loads give zeros there.
+    for (; k < k_end; k += 4u) {
+        group4(acc, rows, k, cq);
+    }
+}
+
 // Add the WK partial sums of row `i` of this block's columns and store them if `i < stored`
 // (the rows of the block within M; none for a workgroup past the last split). Every invocation
 // calls it: it holds two barriers.
@@ -136,20 +155,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
     var acc = Acc(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0),
                   vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     if (cq < quads) {
-        // Whole slices of KS rows: the driver unrolls the KS/4 groups (KS is a pipeline constant)
-        // and may issue all their loads first.
-        var k = k_begin + KS * lid.y;
-        for (; k + KS <= k_end; k += KS * WK) {
-            for (var g = 0u; g < KS; g += 4u) {
-                group4(&acc, rows, k + g, cq);
-            }
-        }
-        // The split's ragged end (fewer than KS rows, a multiple of 4 but at K's own end): the one
-        // invocation whose slice holds it stopped at its start; the others are past k_end. A
-        // ragged K's last group reaches past B's last row: B's loads give zeros there.
-        for (; k < k_end; k += 4u) {
-            group4(&acc, rows, k, cq);
-        }
+        along_k(&acc, rows, k_begin, k_end, cq, lid.y);
     }
     // Add the WK partial sums of each column, one row of A at a time.
     let out = split * gp.m * quads;
@@ -180,8 +186,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
 // splits y, y + WK, ... in order, then the lanes are added in order), so the same input gives
 // the same bits whichever workgroup came last. With more rows the summing workgroup's work
 // grows with them: at M = 4 and 16 this form ran 8–20% slower than the second launch on an H200,
-// at M = 1 1–11% faster (BENCHMARKS.md, 2026-11-26). The loop over K is `gemv`'s for one row; the
-// entry above is left as it was measured.
+// at M = 1 1–11% faster (BENCHMARKS.md, 2026-11-26).
 @compute @workgroup_size(WX, WK)
 fn gemv_summed(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,
@@ -201,15 +206,7 @@ fn gemv_summed(@builtin(workgroup_id) wid: vec3<u32>,
     var acc = Acc(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0),
                   vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     if (cq < quads) {
-        var k = k_begin + KS * lid.y;
-        for (; k + KS <= k_end; k += KS * WK) {
-            for (var g = 0u; g < KS; g += 4u) {
-                group4(&acc, rows, k + g, cq);
-            }
-        }
-        for (; k < k_end; k += 4u) {
-            group4(&acc, rows, k, cq);
-        }
+        along_k(&acc, rows, k_begin, k_end, cq, lid.y);
     }
     // The split's partial: the WK lanes added (as `reduce_row` does), stored through atomics.
     partial[lid.y * WX + lid.x] = acc.r0;

@@ -9,6 +9,7 @@
 //! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
 
+use super::splits;
 use super::support::{self, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -331,13 +332,8 @@ impl Kernel for Gemv {
                 // with more rows the summing workgroup has more to add (summed so, f16
                 // 4×14336×4096 ran 40.3 → 48.1, f32 16×4096×4096 33.5 → 40.0), so they keep
                 // `sum_splits`, as does a ragged N, whose rows it stores.
-                let parts = gpu
-                    .alloc_uninit::<f32>(
-                        "split-K partial products",
-                        splits as usize * m as usize * n4 as usize,
-                    )
-                    .await?;
-                let tally = support::split_tally(gpu, (col_groups * row_blocks) as usize).await?;
+                let parts = splits::partials(gpu, splits, m, n4).await?;
+                let tally = splits::split_tally(gpu, (col_groups * row_blocks) as usize).await?;
                 let (a, b, c, main) = frame.output_summed(splits);
                 let step = gpu
                     .planned_step(

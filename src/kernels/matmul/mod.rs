@@ -18,6 +18,7 @@ pub mod gemv;
 pub mod naive;
 pub mod pipelined;
 mod select;
+mod splits;
 mod support;
 pub mod tiled;
 pub mod tune;

@@ -597,7 +597,8 @@ fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
 /// tails: on the H100's profile 4096³ in 128×256×16 blocks is 512 blocks on 132 one-workgroup
 /// multiprocessors, the last 116 split at slice 232 of 256 (628 workgroups); 4224×4096×4096 fills
 /// four waves whole, 2048³ fits one, 4095³ has K and N ragged, and a split of K runs no stream-K.
-/// Pure planning: nothing is launched.
+/// 256×128×8 keeps its last wave whole: its stream-K entry ran 4096³ 10% slower than its whole
+/// blocks (BENCHMARKS.md, 2026-11-27). Pure planning: nothing is launched.
 #[test]
 fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
     let forced = hopper_pipelined_forced;
@@ -615,6 +616,9 @@ fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
     }
     let p = forced(777, 1236, 2348, "64x64x8");
     assert!(p.choice().splits > 1 && p.choice().stream_k.is_none());
+    let p = forced(4096, 4096, 4096, "256x128x8");
+    assert_eq!((p.choice().splits, p.choice().stream_k), (1, None));
+    assert_eq!(p.dispatch.count, 512);
 }
 
 /// The pipelined blocks are ranked by the wave model, not by reuse: on the H100 (BENCHMARKS.md,

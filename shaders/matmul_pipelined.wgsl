@@ -230,6 +230,23 @@ fn block(acc: ptr<function, array<vec4<f32>, 16>>, row0: u32, col0: u32, k_begin
     }
 }
 
+// An invocation's 8×8 of the block at (row0, col0) into C, or into split `split`'s partial
+// product: rows past M are not stored.
+fn store_block(acc: ptr<function, array<vec4<f32>, 16>>, split: u32, row0: u32, col0: u32,
+               lid: vec3<u32>) {
+    for (var i = 0u; i < 8u; i++) {
+        var r = row0 + 4u * lid.y + i;
+        if (i >= 4u) {
+            r = row0 + BM / 2u + 4u * lid.y + i - 4u;
+        }
+        if (r < p.m) {
+            let c_lo = col0 + 4u * lid.x;
+            store_c(split, r, c_lo, (*acc)[2u * i]);
+            store_c(split, r, c_lo + BN / 2u, (*acc)[2u * i + 1u]);
+        }
+    }
+}
+
 @compute @workgroup_size(BN / 8u, BM / 8u)
 fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>,
@@ -258,17 +275,7 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
     if (idle) {
         return;
     }
-    for (var i = 0u; i < 8u; i++) {
-        var r = row0 + 4u * lid.y + i;
-        if (i >= 4u) {
-            r = row0 + BM / 2u + 4u * lid.y + i - 4u;
-        }
-        if (r < p.m) {
-            let c_lo = col0 + 4u * lid.x;
-            store_c(split, r, c_lo, acc[2u * i]);
-            store_c(split, r, c_lo + BN / 2u, acc[2u * i + 1u]);
-        }
-    }
+    store_block(&acc, split, row0, col0, lid);
 }
 
 // Stream-K (the last wave): where the blocks of C are not a whole number of waves of the
@@ -324,22 +331,22 @@ fn pipelined_sk(@builtin(workgroup_id) wid: vec3<u32>,
     if (idle) {
         return;
     }
+    // The two kinds of block store apart, each in its own loop: with the choice made inside one
+    // loop, for every row, NVIDIA's driver gave the 256×128×8 block 22 KiB of workgroup memory
+    // beyond its own (spilled registers, most likely) and ran its 4096³ in 3270 µs on the H100;
+    // this way 3052–3059, the 128×256 blocks level (BENCHMARKS.md, 2026-11-27).
+    if (t < p.sk_first) {
+        store_block(&acc, 0u, row0, col0, lid);
+        return;
+    }
     let at = (2u * r + part) * (BM * BN / 4u);
     for (var i = 0u; i < 8u; i++) {
         var lr = 4u * lid.y + i;
         if (i >= 4u) {
             lr = BM / 2u + 4u * lid.y + i - 4u;
         }
-        if (t < p.sk_first) {
-            if (row0 + lr < p.m) {
-                let c_lo = col0 + 4u * lid.x;
-                store_c(0u, row0 + lr, c_lo, acc[2u * i]);
-                store_c(0u, row0 + lr, c_lo + BN / 2u, acc[2u * i + 1u]);
-            }
-        } else {
-            sk_part[at + lr * (BN / 4u) + lid.x] = acc[2u * i];
-            sk_part[at + lr * (BN / 4u) + BN / 8u + lid.x] = acc[2u * i + 1u];
-        }
+        sk_part[at + lr * (BN / 4u) + lid.x] = acc[2u * i];
+        sk_part[at + lr * (BN / 4u) + BN / 8u + lid.x] = acc[2u * i + 1u];
     }
 }
 

@@ -282,12 +282,13 @@ impl Tiling for PipelinedTiling {
                     // BENCHMARKS.md 2026-11-26), where 4096³ ran 1% faster and 6144³ 2%.
                     // Not for 256×128×8: its stream-K entry (`pipelined_sk`, which the whole
                     // launch runs) ran 4096³ in 3245–3275 µs on the H100 where its whole blocks
-                    // ran 4096×4096×4224, 3% more work, in 2944–2968, and 8192³ in 25.8–26.1 ms
-                    // against 8192×8192×8448's 23.7–23.9; NVIDIA's driver gave that entry 46 KiB
-                    // of workgroup memory where the plain one has 24 (its 128 registers full:
-                    // spilled there, most likely). A `tilekit tune` then rated the block 7%
-                    // lower and its planner chose 128×128×8 at 8192×8192×128, 12% slower
-                    // (BENCHMARKS.md 2026-11-27).
+                    // ran 4096×4096×4224, 3% more work, in 2944–2968 (NVIDIA's driver gave that
+                    // entry 46 KiB of workgroup memory where the plain one has 24: spilled
+                    // registers, most likely), and a `tilekit tune` then rated the block 7%
+                    // lower and its planner chose 128×128×8 at 8192×8192×128, 12% slower. With
+                    // the entry's stores rewritten the spill went, and it still ran 4096³ in
+                    // 3052–3059 against 2960–2965 whole, 8192³ in 24.2 ms against 8192×8192×
+                    // 8448's 23.9 (BENCHMARKS.md 2026-11-27).
                     last_wave: (self.shape.k.is_multiple_of(4)
                         && self.shape.n.is_multiple_of(4)
                         && (bm, bn, bk) != (256, 128, 8))

@@ -15,6 +15,8 @@
 //    bank conflicts, CUDA Handbook 8.1).
 // Split-K: the launch covers `splits` copies of the output blocks; copy s multiplies the slice
 // k in [s·k_split, (s+1)·k_split) and writes its own partial product, summed by `sum_splits`.
+// Stream-K, in two forms (below): the last wave's blocks split into heads and tails
+// (`pipelined_sk`), or every block's slices shared out evenly (`pipelined_stream`).
 // The global loads of A and of B each come from one of two files joined after this one, the
 // same kernel either way: `matmul_pipelined_a_wide.wgsl` where K is a multiple of 4 (each load
 // 128 bits wide, 64 for f16), else `matmul_pipelined_a_ragged.wgsl` (each vec4 gathered from four
@@ -41,7 +43,13 @@ struct Params {
     // filled wave's, each split into a head (slices before `sk_per`) and a tail.
     sk_first: u32,
     sk_per: u32,
+    // Even shares (`pipelined_stream`, `stream_fixup`): this many workgroups, each block's K
+    // counted in this many units of two slices.
+    sh_workgroups: u32,
+    sh_units: u32,
     _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // A and B are bound by the files of loads (binding 0 and 1), the output by the file of stores
@@ -339,14 +347,116 @@ fn pipelined_sk(@builtin(workgroup_id) wid: vec3<u32>,
         store_block(&acc, 0u, row0, col0, lid);
         return;
     }
-    let at = (2u * r + part) * (BM * BN / 4u);
+    store_part(&acc, 2u * r + part, lid);
+}
+
+// An invocation's 8×8 of a partial block into slot `slot` of `sk_part` (BM×BN f32 each).
+fn store_part(acc: ptr<function, array<vec4<f32>, 16>>, slot: u32, lid: vec3<u32>) {
+    let at = slot * (BM * BN / 4u);
     for (var i = 0u; i < 8u; i++) {
         var lr = 4u * lid.y + i;
         if (i >= 4u) {
             lr = BM / 2u + 4u * lid.y + i - 4u;
         }
-        sk_part[at + lr * (BN / 4u) + lid.x] = acc[2u * i];
-        sk_part[at + lr * (BN / 4u) + BN / 8u + lid.x] = acc[2u * i + 1u];
+        sk_part[at + lr * (BN / 4u) + lid.x] = (*acc)[2u * i];
+        sk_part[at + lr * (BN / 4u) + BN / 8u + lid.x] = (*acc)[2u * i + 1u];
+    }
+}
+
+// Stream-K in even shares (`pipelined_stream`, then `stream_fixup`; Osama et al., PPoPP 2023):
+// the blocks' units of K (two slices each: the pipeline runs slices in pairs) laid end to end,
+// block after block, and cut into `sh_workgroups` even shares, one workgroup each, as many as the
+// GPU holds at once. Where the blocks fall short of whole waves (1500³ in 128×256 blocks: 72
+// blocks on 132 multiprocessors, or 216 workgroups in three splits of K, a wave and two thirds),
+// every multiprocessor still works to the end: 1500³ ran in 165 µs against 197 in three splits
+// on the H100 (BENCHMARKS.md, 2026-11-27). The first r shares have one unit more than the rest.
+fn share_start(w: u32) -> u32 {
+    let total = p.tiles * p.sh_units;
+    let q = total / p.sh_workgroups;
+    let r = total % p.sh_workgroups;
+    return w * q + min(w, r);
+}
+
+// The share that holds unit i.
+fn share_of(i: u32) -> u32 {
+    let total = p.tiles * p.sh_units;
+    let q = total / p.sh_workgroups;
+    let r = total % p.sh_workgroups;
+    if (i < r * (q + 1u)) {
+        return i / (q + 1u);
+    }
+    return r + (i - r * (q + 1u)) / q;
+}
+
+// A share, block after block: a block it holds whole goes into C as `pipelined` stores it; the
+// piece at either end that holds part of a block goes to the workgroup's own partial block (slot
+// 2w for its first piece, 2w + 1 for its last).
+@compute @workgroup_size(BN / 8u, BM / 8u)
+fn pipelined_stream(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_id) lid: vec3<u32>) {
+    // Workgroups past the last share (the 2-D fold rounds up) get an empty one.
+    let w = min(wid.x + wid.y * nwg.x, p.sh_workgroups);
+    let me = lid.y * (BN / 8u) + lid.x;
+    let units = p.sh_units;
+    let first = share_start(w);
+    let end = share_start(min(w + 1u, p.sh_workgroups));
+    var it = first;
+    loop {
+        if (it >= end) {
+            break;
+        }
+        let tile = it / units;
+        let u0 = it % units;
+        let u1 = min(units, u0 + (end - it));
+        let k_begin = min(u0 * 2u * BK, p.k);
+        let k_end = min(u1 * 2u * BK, p.k);
+        let slices = (k_end - k_begin + BK - 1u) / BK;
+        let row0 = (tile / p.tiles_x) * BM;
+        let col0 = (tile % p.tiles_x) * BN;
+        var acc: array<vec4<f32>, 16>;
+        for (var i = 0u; i < 16u; i++) {
+            acc[i] = vec4<f32>(0.0);
+        }
+        block(&acc, row0, col0, k_begin, k_end, slices, me, lid);
+        if (u0 == 0u && u1 == units) {
+            store_block(&acc, 0u, row0, col0, lid);
+        } else {
+            store_part(&acc, 2u * w + select(1u, 0u, it == first), lid);
+        }
+        it += u1 - u0;
+    }
+}
+
+// The sum of even shares: each vec4 of every block that more than one share holds, its pieces
+// added in the order of K, into C.
+@compute @workgroup_size(256)
+fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) li: u32) {
+    let q4 = BM * BN / 4u;
+    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    if (i >= p.tiles * q4) {
+        return;
+    }
+    let tile = i / q4;
+    let q = i % q4;
+    let lo = tile * p.sh_units;
+    let w0 = share_of(lo);
+    let w1 = share_of(lo + p.sh_units - 1u);
+    if (w0 == w1) {
+        return;  // one share held it whole and stored it
+    }
+    // The first share's piece is its last unless the share starts with this block.
+    var v = vec4<f32>(0.0);
+    for (var w = w0; w <= w1; w++) {
+        let slot = 2u * w + select(0u, 1u, w == w0 && share_start(w) < lo);
+        v += sk_part[slot * q4 + q];
+    }
+    let row = (tile / p.tiles_x) * BM + q / (BN / 4u);
+    let col = (tile % p.tiles_x) * BN + 4u * (q % (BN / 4u));
+    if (row < p.m) {
+        store_c(0u, row, col, v);
     }
 }
 

@@ -45,6 +45,9 @@ pub struct Candidate {
     /// Where the blocks leave the last wave partly filled and the kernel can, that wave's blocks
     /// split into heads and tails ([`super::stream_k`]); [`Candidate::workgroups`] counts both.
     pub stream_k: Option<super::StreamK>,
+    /// Where every block's slices are shared out evenly among the workgroups the GPU holds at
+    /// once ([`super::even_shares`]): then [`Candidate::workgroups`] is theirs, in one split.
+    pub shares: Option<super::EvenShares>,
 }
 
 /// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's
@@ -290,6 +293,14 @@ pub(super) fn why(
         ),
         None => why,
     };
+    if let Some(sh) = c.shares {
+        return format!(
+            "{why}; its blocks' {} units of K each laid end to end and shared out evenly among \
+            {} workgroups, one a slot, so that every multiprocessor works to the end (stream-K: \
+            the wave model estimates that faster than whole blocks or a split of K)",
+            sh.units, sh.workgroups
+        );
+    }
     match (c.splits, c.waves_splits) {
         (1, 1) => why,
         (1, proposed) => format!(

@@ -20,8 +20,13 @@ mod split;
 mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
-pub use split::{split_k_waves, stream_k, LastWave, SplitK, StreamK};
-pub use waves::{efficiency, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING};
+pub use split::{
+    even_shares, split_k_waves, stream_k, EvenShares, LastWave, Sharing, SplitK, StreamK,
+};
+pub use waves::{
+    efficiency, efficiency_shared, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
+    SHARES_RATE,
+};
 
 /// How a [`Tiling`]'s candidates are ranked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -354,6 +359,24 @@ impl Planner {
                 };
                 let workgroups =
                     stream.map_or(workgroups, |sk| workgroups + sk.blocks(spec.workgroups));
+                // Every block's slices shared out evenly, where the kernel can and the wave
+                // model estimates that faster than the whole blocks or the split above.
+                let shared = match (scoring, spec.split_k, spec.work) {
+                    (Scoring::Waves, Some(split), Some(work)) if refused.is_none() => self
+                        .shared(spec, &res, split, work)
+                        .filter(|(_, shared_score)| *shared_score > score),
+                    _ => None,
+                };
+                let (score, workgroups, splits, k_split, stream) = match shared {
+                    Some((shares, shared_score)) => (
+                        shared_score,
+                        shares.workgroups,
+                        1,
+                        spec.split_k.map_or(0, |s| s.k),
+                        None,
+                    ),
+                    None => (score, workgroups, splits, k_split, stream),
+                };
                 Candidate {
                     label: spec.label.clone(),
                     constants: spec
@@ -373,9 +396,45 @@ impl Planner {
                     k_split,
                     waves_splits,
                     stream_k: stream,
+                    shares: shared.map(|(shares, _)| shares),
                 }
             })
             .collect()
+    }
+
+    /// `spec`'s blocks with their slices shared out evenly among the workgroups the GPU holds at
+    /// once ([`even_shares`]), and the wave model's score for that ([`efficiency_shared`] times
+    /// the block's rate and [`SHARES_RATE`]): `None` where the kernel cannot, the
+    /// multiprocessors are not known, a share would be shallower than the kernel's least split
+    /// of K, or the partial blocks would not fit one binding.
+    fn shared(
+        &self,
+        spec: &Spec,
+        res: &Residency,
+        split: SplitK,
+        work: Work,
+    ) -> Option<(EvenShares, f64)> {
+        let sharing = split.shares?;
+        let mps = self
+            .profile
+            .multiprocessors
+            .filter(|_| self.profile.is_gpu)?;
+        let unit = sharing.unit.max(1);
+        let shares = even_shares(
+            spec.workgroups,
+            mps as u64 * res.workgroups.max(1) as u64,
+            split.k.div_ceil(unit),
+            split.min_k.div_ceil(unit),
+        )?;
+        if shares.partial_bytes(sharing.block_bytes) > self.limits.max_binding_bytes() {
+            return None;
+        }
+        let launch = self.wave_launch(spec, res, (spec.workgroups, 1, split.k));
+        let estimate = efficiency_shared(work, launch, shares, sharing);
+        Some((
+            shares,
+            estimate * self.waves_rate(spec, &work) * SHARES_RATE,
+        ))
     }
 
     /// Plan `kernel`: every candidate analysed, the best that fits chosen.

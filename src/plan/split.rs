@@ -21,6 +21,8 @@ pub struct SplitK {
     pub partial_bytes: u64,
     /// Where the kernel can split its last wave's blocks into heads and tails ([`stream_k`]).
     pub last_wave: Option<LastWave>,
+    /// Where the kernel can share out every block's slices evenly ([`even_shares`]).
+    pub shares: Option<Sharing>,
 }
 
 /// What a kernel that splits its last wave's blocks ([`stream_k`]) tells the planner: the depth
@@ -30,6 +32,16 @@ pub struct LastWave {
     /// The depth of a slice of K (BK).
     pub slice: u32,
     /// Bytes of one block's partial product.
+    pub block_bytes: u64,
+}
+
+/// What a kernel that can share out all its blocks' slices evenly ([`even_shares`]) tells the
+/// planner: the depth of the unit a share is counted in, and the bytes of one partial block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Sharing {
+    /// The depth of one unit of K (2·BK for the pipelined kernel, which runs slices in pairs).
+    pub unit: u32,
+    /// Bytes of one block's partial product (f32).
     pub block_bytes: u64,
 }
 
@@ -132,10 +144,51 @@ pub fn stream_k(blocks: u64, slots: u64, slices: u32) -> Option<StreamK> {
     None
 }
 
+/// Stream-K over the whole launch (Osama et al., "Stream-K: Work-centric Parallel Decomposition
+/// for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023): one workgroup per slot (the
+/// multiprocessors times the workgroups each holds), the blocks' units of K laid end to end,
+/// block after block, and cut into that many even shares. A workgroup walks its share block after
+/// block: a block it covers whole goes straight into C; the piece at either end of its share that
+/// covers part of a block goes to a partial block of its own (two at most), and a second pass adds
+/// each split block's pieces into C in the order of K. Where the blocks fall short of a whole
+/// number of waves, so that the last wave or a split of K leaves multiprocessors idle, every
+/// multiprocessor still works to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EvenShares {
+    /// Workgroups in the launch, each with one share.
+    pub workgroups: u64,
+    /// Units of K in each block (K over [`Sharing::unit`], rounded up).
+    pub units: u32,
+}
+
+impl EvenShares {
+    /// Bytes of the partial blocks: two per workgroup (its share's first and last piece).
+    pub fn partial_bytes(&self, block_bytes: u64) -> u64 {
+        2 * self.workgroups * block_bytes
+    }
+}
+
+/// The even shares of `blocks` blocks of `units` units of K each among `slots` workgroups
+/// running at once: `None` where the slots are not known (0), a share would hold fewer than
+/// `min_units` (the pipeline's fill and the partial blocks' traffic outweigh what a shallower
+/// share does: the kernel's least split of K), or the units outnumber what the shader counts in
+/// 32 bits.
+pub fn even_shares(blocks: u64, slots: u64, units: u32, min_units: u32) -> Option<EvenShares> {
+    let total = blocks * units as u64;
+    if slots == 0 || units == 0 || total > u32::MAX as u64 || total < slots * min_units as u64 {
+        return None;
+    }
+    Some(EvenShares {
+        workgroups: slots,
+        units,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{
-        split_k_waves, stream_k, SplitK, StreamK, STREAM_K_MIN_SLICES, STREAM_K_TAIL_COST,
+        even_shares, split_k_waves, stream_k, EvenShares, SplitK, StreamK, STREAM_K_MIN_SLICES,
+        STREAM_K_TAIL_COST,
     };
 
     const BIG: u64 = 1 << 40;
@@ -147,6 +200,7 @@ mod tests {
             granule: 1,
             partial_bytes,
             last_wave: None,
+            shares: None,
         }
     }
 
@@ -158,6 +212,7 @@ mod tests {
             granule: 16,
             partial_bytes: 4,
             last_wave: None,
+            shares: None,
         };
         // 10 asked: ceil(1284 / 10) = 129, rounded to 144: 9 splits cover 1296 ≥ 1284.
         assert_eq!(s.shares(10), (144, 9));
@@ -261,5 +316,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn even_shares_take_one_workgroup_a_slot_and_none_shallower_than_the_least_split() {
+        // 1500³ in 128×256×16 blocks: 72 blocks of 47 units among 132 slots.
+        let sh = even_shares(72, 132, 47, 8).unwrap();
+        assert_eq!(
+            sh,
+            EvenShares {
+                workgroups: 132,
+                units: 47
+            }
+        );
+        assert_eq!(sh.partial_bytes(128 * 256 * 4), 2 * 132 * 131072);
+        // 260×64×263 in 64×64×8 blocks: 25 blocks of 4 units, less than one each among 132.
+        assert_eq!(even_shares(25, 132, 4, 8), None);
+        assert_eq!(even_shares(132, 132, 8, 8).map(|s| s.workgroups), Some(132));
+        assert_eq!(even_shares(131, 132, 8, 8), None);
+        // An unknown GPU, no depth, or more units than the shader counts: none.
+        assert_eq!(even_shares(72, 0, 47, 8), None);
+        assert_eq!(even_shares(72, 132, 0, 0), None);
+        assert_eq!(even_shares(1 << 30, 132, 8, 8), None);
     }
 }

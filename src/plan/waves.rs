@@ -153,9 +153,54 @@ pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
     (work.useful as f64 / mps as f64) / time.max(1.0)
 }
 
+/// What even shares ([`super::even_shares`]) run at, beside whole blocks and splits of K that do
+/// the same work: the model's estimate for them is multiplied by this. On the H100 the pipelined
+/// kernel in even shares ran 4096³ 5.5% slower than in whole blocks (2897 against 2745 µs at
+/// 128×256×16, where the model sees 2% to gain) and 3000×5001×701 at 64×64×8 10% slower than in
+/// three splits (615 against 557, the model: 3% faster): with every workgroup at its own point of
+/// K, the operands the multiprocessors read at once no longer overlap as a wave's do. Over the
+/// ten f32 shapes timed (BENCHMARKS.md 2026-11-27 04:32), the planner's choice with shares scored
+/// at 0.95 ran 2.9% faster than without them on average and 17% at 1500³, none more than 0.6%
+/// slower; 0.97 took shares at 4096³ and 3000×5001×701 (4–5% slower), 0.93 left the 6% at
+/// 776×1236×2348.
+pub const SHARES_RATE: f64 = 0.95;
+
+/// The fraction of the multiprocessors' FMA rate `launch` keeps busy on `work` when its blocks
+/// (`launch.workgroups`, in one split) have their units of K shared out evenly among
+/// `shares.workgroups`, each piece of a block that a share holds only in part written as a
+/// partial block and summed by a second pass. Every multiprocessor works to the end; each piece
+/// fills its pipeline anew. Not yet multiplied by [`SHARES_RATE`].
+pub fn efficiency_shared(
+    work: Work,
+    launch: WaveLaunch,
+    shares: super::EvenShares,
+    sharing: super::Sharing,
+) -> f64 {
+    let mps = launch.multiprocessors.max(1) as u64;
+    let blocks = launch.workgroups.max(1) as f64;
+    let w = shares.workgroups.max(1) as f64;
+    let depth = blocks * shares.units as f64 * sharing.unit as f64 / w;
+    let pieces = 1.0 + blocks / w;
+    let per_workgroup = work.per_depth as f64 * (depth + work.fill as f64 * pieces);
+    let held = shares
+        .workgroups
+        .div_ceil(mps)
+        .min(launch.resident.max(1) as u64);
+    let resident_invocations = (held * launch.invocations as u64) as f64;
+    let hiding = (resident_invocations / (work.hiding * launch.threads_per_mp as f64))
+        .min(1.0)
+        .powf(HIDING_POWER);
+    let mut time = held as f64 * per_workgroup / hiding;
+    // The partial blocks written and read back, and C written by the sum.
+    let bytes = 2 * shares.partial_bytes(sharing.block_bytes) + launch.partial_bytes;
+    time += bytes as f64 * work.flops_per_byte as f64 / 2.0 / mps as f64;
+    (work.useful as f64 / mps as f64) / time.max(1.0)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{efficiency, WaveLaunch, Work};
+    use super::{efficiency, efficiency_shared, WaveLaunch, Work, SHARES_RATE};
+    use crate::plan::{EvenShares, Sharing};
 
     /// The H100 (132 multiprocessors of 2048 invocations) running `workgroups` blocks of
     /// `bm`×`bn` (8×8 per invocation) with `resident` held per multiprocessor, over K.
@@ -207,5 +252,53 @@ mod tests {
         let shallow = h100(128, 128, 64, 2, 1024, 4096, 4096);
         assert!(deep <= 1.0 && deep > 0.9, "{deep}");
         assert!(shallow < deep, "{shallow} vs {deep}");
+    }
+
+    /// The 128×256×16 block (one a multiprocessor) over `blocks` blocks at m×k×n: in `splits`
+    /// splits of K, and in even shares among 132 workgroups (before [`SHARES_RATE`]).
+    fn h100_128x256(m: u64, k: u32, n: u64, blocks: u64, splits: u32) -> (f64, f64) {
+        let work = Work {
+            per_depth: 128 * 256,
+            depth: k,
+            fill: 16,
+            useful: m * n * k as u64,
+            flops_per_byte: super::SCALAR_FLOPS_PER_BYTE,
+            hiding: super::SCALAR_HIDING,
+            rate: 1.0,
+        };
+        let launch = |workgroups, splits, k_split| WaveLaunch {
+            multiprocessors: 132,
+            threads_per_mp: 2048,
+            invocations: 512,
+            resident: 1,
+            workgroups,
+            splits,
+            k_split,
+            partial_bytes: m * n * 4,
+        };
+        let k_split = k.div_ceil(splits).div_ceil(32) * 32;
+        let split = efficiency(work, launch(blocks * splits as u64, splits, k_split));
+        let shares = EvenShares {
+            workgroups: 132,
+            units: k.div_ceil(32),
+        };
+        let sharing = Sharing {
+            unit: 32,
+            block_bytes: 128 * 256 * 4,
+        };
+        let shared = efficiency_shared(work, launch(blocks, 1, k), shares, sharing);
+        (split, shared)
+    }
+
+    #[test]
+    fn even_shares_win_where_the_blocks_fall_short_of_whole_waves_and_not_at_full_ones() {
+        // 1500³: 72 blocks, in three splits a wave and two thirds; measured 165 µs in shares
+        // against 197 in three splits (H100, BENCHMARKS.md 2026-11-27).
+        let (split, shared) = h100_128x256(1500, 1500, 1500, 72, 3);
+        assert!(shared * SHARES_RATE > 1.1 * split, "{shared} vs {split}");
+        // 4096³: 512 blocks, 3.9 waves whole; measured 2897 µs in shares against 2745.
+        let (whole, shared) = h100_128x256(4096, 4096, 4096, 512, 1);
+        assert!(shared * SHARES_RATE < whole, "{shared} vs {whole}");
+        assert!(shared <= 1.0, "{shared}");
     }
 }

@@ -320,6 +320,7 @@ impl Tiling for CoopTiling {
                         granule: bk,
                         partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                         last_wave: None,
+                        shares: None,
                     }),
                     // The whole block's multiply-adds, the part overhanging C included: the matrix
                     // units do a fragment's whole 16×16×16 whatever part of it is inside C. A

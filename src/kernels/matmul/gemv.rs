@@ -184,6 +184,7 @@ impl Tiling for GemvTiling {
                     granule: 4,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                     last_wave: None,
+                    shares: None,
                 }),
                 work: None,
             })

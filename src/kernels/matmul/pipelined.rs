@@ -11,7 +11,10 @@
 //! writes a C whose N is ragged, four scalar stores per vec4 straight into C, no second pass).
 //! Where one split's blocks leave the last wave partly filled, that wave's blocks are each split
 //! into a head and a tail of K ([`crate::plan::stream_k`], the shader's `pipelined_sk` and
-//! `sk_fixup`), so that the multiprocessors finish together.
+//! `sk_fixup`), so that the multiprocessors finish together. Where the wave model estimates it
+//! faster than whole blocks or a split of K, every block's slices are laid end to end and shared
+//! out evenly among as many workgroups as the GPU holds at once ([`crate::plan::even_shares`],
+//! the shader's `pipelined_stream` and `stream_fixup`).
 //!
 //! `pipelined-f16` is the same kernel reading f16 operands (half the bytes from global memory)
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
@@ -23,7 +26,7 @@ use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
 use crate::pipeline::Shader;
 use crate::plan::{
-    cdiv, KernelUse, LastWave, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work,
+    cdiv, KernelUse, LastWave, Plan, Planner, Scoring, Sharing, Spec, SplitK, Tiling, Work,
     SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
 };
 use crate::{Gpu, Result};
@@ -151,7 +154,9 @@ struct Params {
     lda: u32,
     sk_first: u32,
     sk_per: u32,
-    _pad: u32,
+    sh_workgroups: u32,
+    sh_units: u32,
+    _pad: [u32; 3],
 }
 
 /// The planner's view of the pipelined kernel: BM×BN×BK blocks, 8×8 per invocation, two
@@ -296,6 +301,18 @@ impl Tiling for PipelinedTiling {
                             slice: bk,
                             block_bytes: bm as u64 * bn as u64 * 4,
                         }),
+                    // Even shares at any K and N (the store into C takes a ragged N): on the
+                    // H100 they ran 1500³ 17% faster than its best split and 776×1236×2348 6%,
+                    // and the wave model takes them only where it estimates a gain
+                    // (`SHARES_RATE`). Not for the 512-invocation blocks of BK = 8: NVIDIA's
+                    // driver gave 128×256×8's shares entry (`pipelined_stream`) 34 KiB of
+                    // workgroup memory where its plain one has 24 (spilled registers, most
+                    // likely), and 256×128×8 ran its last wave 3% slower split even without a
+                    // spill (above); neither was timed in shares (BENCHMARKS.md 2026-11-27).
+                    shares: (bk >= 16 || bm * bn < 128 * 256).then_some(Sharing {
+                        unit: 2 * bk,
+                        block_bytes: bm as u64 * bn as u64 * 4,
+                    }),
                 }),
                 // Every block does 8×8 per invocation; the wave model ranks them by how their
                 // workgroups fill the GPU. The pipeline loads AHEAD slices before its first FMA.
@@ -392,7 +409,12 @@ impl Kernel for Pipelined {
         for types in support::types_of(self.0) {
             let m = module(*types);
             for c in &configs {
-                for entry in ["pipelined_sk", "sk_fixup"] {
+                for entry in [
+                    "pipelined_sk",
+                    "sk_fixup",
+                    "pipelined_stream",
+                    "stream_fixup",
+                ] {
                     all.push(PipelineUse::new(&m, entry, c.clone()));
                 }
             }
@@ -427,8 +449,10 @@ impl Kernel for Pipelined {
             // The output's rows: C's own where one slice writes it (a ragged N stored in
             // scalars), else rows of 4 for vec4 stores into the partials.
             let ld = if splits == 1 { n } else { n4 };
-            // Where the plan splits the last wave's blocks into heads and tails (stream-K).
+            // Where the plan splits the last wave's blocks into heads and tails (stream-K), or
+            // shares every block's slices out evenly.
             let stream = plan.choice().stream_k;
+            let shares = plan.choice().shares;
             let params = gpu.uniform(&Params {
                 m,
                 k,
@@ -441,9 +465,49 @@ impl Kernel for Pipelined {
                 lda,
                 sk_first: stream.map_or(0, |sk| sk.first as u32),
                 sk_per: stream.map_or(0, |sk| sk.per),
-                _pad: 0,
+                sh_workgroups: shares.map_or(0, |sh| sh.workgroups as u32),
+                sh_units: shares.map_or(0, |sh| sh.units),
+                _pad: [0; 3],
             });
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
+            if let Some(sh) = shares {
+                // The shares, then the sum of each split block's pieces into C.
+                let parts = gpu
+                    .alloc_uninit::<f32>(
+                        "stream-K partial blocks",
+                        (sh.partial_bytes((bm * bn * 4) as u64) / 4) as usize,
+                    )
+                    .await?;
+                let io = [
+                    (0, a),
+                    (1, b),
+                    (2, c),
+                    (3, params.bind()),
+                    (4, parts.bind()),
+                ];
+                let main_step = gpu
+                    .planned_step(&main, "pipelined_stream", plan, &io)
+                    .await?;
+                let io = [(2, c), (3, params.bind()), (4, parts.bind())];
+                let vec4s = tiles as u64 * (bm * bn / 4) as u64;
+                let fixup = gpu
+                    .step(
+                        &main,
+                        "stream_fixup",
+                        &plan.constants(),
+                        &io,
+                        cdiv(vec4s, 256),
+                    )
+                    .await?;
+                return frame
+                    .finish_steps(
+                        gpu,
+                        vec![main_step, fixup],
+                        plan,
+                        Some((" even shares", Box::new(parts))),
+                    )
+                    .await;
+            }
             let Some(sk) = stream else {
                 let step = gpu
                     .planned_step(

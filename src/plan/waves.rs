@@ -117,6 +117,15 @@ pub struct WaveLaunch {
     pub partial_bytes: u64,
 }
 
+/// How fast a multiprocessor holding `held` of `launch`'s workgroups runs `work`, relative to one
+/// that hides latency fully: (resident invocations / the kernel's hiding fraction)^0.75, at most 1.
+fn hiding(work: Work, launch: WaveLaunch, held: u64) -> f64 {
+    let resident_invocations = (held * launch.invocations as u64) as f64;
+    (resident_invocations / (work.hiding * launch.threads_per_mp as f64))
+        .min(1.0)
+        .powf(HIDING_POWER)
+}
+
 /// The fraction of the multiprocessors' FMA rate `launch` keeps busy on `work` (1.0: every
 /// multiprocessor busy on useful FMAs from start to end).
 pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
@@ -129,12 +138,7 @@ pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
     };
     // One workgroup's FMAs, its pipeline's fill counted as depth.
     let per_workgroup = work.per_depth as f64 * (depth as f64 + work.fill as f64);
-    let hiding = |held: u64| {
-        let resident_invocations = (held * launch.invocations as u64) as f64;
-        (resident_invocations / (work.hiding * launch.threads_per_mp as f64))
-            .min(1.0)
-            .powf(HIDING_POWER)
-    };
+    let hiding = |held: u64| hiding(work, launch, held);
     // Time in FMAs of one multiprocessor: each full wave runs `resident` workgroups side by
     // side; the last one runs as many as its busiest multiprocessor holds.
     let slots = mps * resident;
@@ -186,11 +190,7 @@ pub fn efficiency_shared(
         .workgroups
         .div_ceil(mps)
         .min(launch.resident.max(1) as u64);
-    let resident_invocations = (held * launch.invocations as u64) as f64;
-    let hiding = (resident_invocations / (work.hiding * launch.threads_per_mp as f64))
-        .min(1.0)
-        .powf(HIDING_POWER);
-    let mut time = held as f64 * per_workgroup / hiding;
+    let mut time = held as f64 * per_workgroup / hiding(work, launch, held);
     // The partial blocks written and read back, and C written by the sum.
     let bytes = 2 * shares.partial_bytes(sharing.block_bytes) + launch.partial_bytes;
     time += bytes as f64 * work.flops_per_byte as f64 / 2.0 / mps as f64;
@@ -202,19 +202,25 @@ mod tests {
     use super::{efficiency, efficiency_shared, WaveLaunch, Work, SHARES_RATE};
     use crate::plan::{EvenShares, Sharing};
 
+    /// A bm×bn block's work on the scalar units (8×8 per invocation, two slices of 8 ahead) in
+    /// an m×k×n product.
+    fn scalar_work(bm: u64, bn: u64, k: u32, m: u64, n: u64) -> Work {
+        Work {
+            per_depth: bm * bn,
+            depth: k,
+            fill: 16,
+            useful: m * n * k as u64,
+            flops_per_byte: super::SCALAR_FLOPS_PER_BYTE,
+            hiding: super::SCALAR_HIDING,
+            rate: 1.0,
+        }
+    }
+
     /// The H100 (132 multiprocessors of 2048 invocations) running `workgroups` blocks of
     /// `bm`×`bn` (8×8 per invocation) with `resident` held per multiprocessor, over K.
     fn h100(bm: u64, bn: u64, k: u32, resident: u32, workgroups: u64, m: u64, n: u64) -> f64 {
         efficiency(
-            Work {
-                per_depth: bm * bn,
-                depth: k,
-                fill: 16,
-                useful: m * n * k as u64,
-                flops_per_byte: super::SCALAR_FLOPS_PER_BYTE,
-                hiding: super::SCALAR_HIDING,
-                rate: 1.0,
-            },
+            scalar_work(bm, bn, k, m, n),
             WaveLaunch {
                 multiprocessors: 132,
                 threads_per_mp: 2048,
@@ -257,15 +263,7 @@ mod tests {
     /// The 128×256×16 block (one a multiprocessor) over `blocks` blocks at m×k×n: in `splits`
     /// splits of K, and in even shares among 132 workgroups (before [`SHARES_RATE`]).
     fn h100_128x256(m: u64, k: u32, n: u64, blocks: u64, splits: u32) -> (f64, f64) {
-        let work = Work {
-            per_depth: 128 * 256,
-            depth: k,
-            fill: 16,
-            useful: m * n * k as u64,
-            flops_per_byte: super::SCALAR_FLOPS_PER_BYTE,
-            hiding: super::SCALAR_HIDING,
-            rate: 1.0,
-        };
+        let work = scalar_work(128, 256, k, m, n);
         let launch = |workgroups, splits, k_split| WaveLaunch {
             multiprocessors: 132,
             threads_per_mp: 2048,

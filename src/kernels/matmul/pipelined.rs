@@ -470,65 +470,32 @@ impl Kernel for Pipelined {
                 _pad: [0; 3],
             });
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
-            if let Some(sh) = shares {
-                // The shares, then the sum of each split block's pieces into C.
-                let parts = gpu
-                    .alloc_uninit::<f32>(
-                        "stream-K partial blocks",
-                        (sh.partial_bytes((bm * bn * 4) as u64) / 4) as usize,
-                    )
-                    .await?;
-                let io = [
-                    (0, a),
-                    (1, b),
-                    (2, c),
-                    (3, params.bind()),
-                    (4, parts.bind()),
-                ];
-                let main_step = gpu
-                    .planned_step(&main, "pipelined_stream", plan, &io)
-                    .await?;
-                let io = [(2, c), (3, params.bind()), (4, parts.bind())];
-                let vec4s = tiles as u64 * (bm * bn / 4) as u64;
-                let fixup = gpu
-                    .step(
-                        &main,
-                        "stream_fixup",
-                        &plan.constants(),
-                        &io,
-                        cdiv(vec4s, 256),
-                    )
-                    .await?;
-                return frame
-                    .finish_steps(
-                        gpu,
-                        vec![main_step, fixup],
-                        plan,
-                        Some((" even shares", Box::new(parts))),
-                    )
-                    .await;
-            }
-            let Some(sk) = stream else {
-                let step = gpu
-                    .planned_step(
-                        &main,
-                        "pipelined",
-                        plan,
-                        &[(0, a), (1, b), (2, c), (3, params.bind())],
-                    )
-                    .await?;
-                return frame.finish(gpu, step, plan).await;
+            // Stream-K in either form: one launch that writes partial blocks (two per share, or
+            // a head's and a tail's per block of the last wave), then their sum into C.
+            let (entry, fixup_entry, partials, summed, what) = match (shares, stream) {
+                (Some(sh), _) => (
+                    "pipelined_stream",
+                    "stream_fixup",
+                    2 * sh.workgroups,
+                    tiles as u64,
+                    " even shares",
+                ),
+                (None, Some(sk)) => {
+                    let rest = sk.blocks(tiles as u64);
+                    ("pipelined_sk", "sk_fixup", 2 * rest, rest, " stream-K")
+                }
+                (None, None) => {
+                    let io = [(0, a), (1, b), (2, c), (3, params.bind())];
+                    let step = gpu.planned_step(&main, "pipelined", plan, &io).await?;
+                    return frame.finish(gpu, step, plan).await;
+                }
             };
-            // The full waves' blocks, then the last wave's heads and tails, in one launch; then
-            // their sum into C.
-            let rest = sk.blocks(tiles as u64);
             let parts = gpu
                 .alloc_uninit::<f32>(
                     "stream-K partial blocks",
-                    2 * rest as usize * (bm * bn) as usize,
+                    partials as usize * (bm * bn) as usize,
                 )
                 .await?;
-            let constants = plan.constants();
             let io = [
                 (0, a),
                 (1, b),
@@ -536,15 +503,15 @@ impl Kernel for Pipelined {
                 (3, params.bind()),
                 (4, parts.bind()),
             ];
-            let main_step = gpu.planned_step(&main, "pipelined_sk", plan, &io).await?;
+            let main_step = gpu.planned_step(&main, entry, plan, &io).await?;
             let io = [(2, c), (3, params.bind()), (4, parts.bind())];
-            let vec4s = rest * (bm * bn / 4) as u64;
+            let vec4s = summed * (bm * bn / 4) as u64;
             let fixup = gpu
-                .step(&main, "sk_fixup", &constants, &io, cdiv(vec4s, 256))
+                .step(&main, fixup_entry, &plan.constants(), &io, cdiv(vec4s, 256))
                 .await?;
             let steps = vec![main_step, fixup];
             frame
-                .finish_steps(gpu, steps, plan, Some((" stream-K", Box::new(parts))))
+                .finish_steps(gpu, steps, plan, Some((what, Box::new(parts))))
                 .await
         })
     }

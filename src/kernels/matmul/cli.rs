@@ -213,6 +213,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     // tile in the variant the planner picks; `--variant` names a variant the planner tiles).
     let by = |who: ChosenBy| match who {
         ChosenBy::Forced => "forced".to_string(),
+        ChosenBy::Measured => "chosen by the measured defaults".to_string(),
         _ => format!("chosen by the {who}"),
     };
     let chosen = match run.plan.as_ref().map(|p| p.chosen_by) {

@@ -672,9 +672,10 @@ fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
 /// (stream-K in even shares), one workgroup per slot: on the H100 1500³ in 128×256×16 blocks ran
 /// in 165 µs so against 197 in three splits of K (72 blocks, 216 workgroups on 132
 /// multiprocessors), 776×1236×2348 in 64×64×8 blocks in 128 against 137. Where they ran slower
-/// the model keeps whole blocks or the split: 4096³ (the last wave in heads and tails), and
-/// 3000×5001×701 in 64×64×8 blocks, 615 µs in shares against 557 in three splits
-/// (BENCHMARKS.md, 2026-11-27). Pure planning: nothing is launched.
+/// the plan keeps whole blocks or the split: 4096³, whose blocks make three waves and more (the
+/// last wave in heads and tails), and 3000×5001×701 in 64×64×8 blocks, 615 µs in shares against
+/// 557 in three splits, where the wave model estimates the split faster (BENCHMARKS.md,
+/// 2026-11-27). Pure planning: nothing is launched.
 #[test]
 fn the_plan_shares_k_out_evenly_where_the_blocks_fall_short_of_whole_waves() {
     let forced = hopper_pipelined_forced;
@@ -689,6 +690,14 @@ fn the_plan_shares_k_out_evenly_where_the_blocks_fall_short_of_whole_waves() {
     assert_eq!(p.choice().shares.map(|s| s.workgroups), Some(792));
     let p = forced(4096, 4096, 4096, "128x256x16");
     assert!(p.choice().shares.is_none() && p.choice().stream_k.is_some());
+    // 4096 blocks of 64×64 on 132 × 6 slots: 5.2 waves, so not in shares (8% slower there).
+    let p = forced(4096, 4096, 4096, "64x64x8");
+    assert!(p.choice().shares.is_none(), "{}", p.why);
+    // 288 blocks of 128×256, 2.2 waves: in shares (1313 → 1217 µs).
+    assert!(forced(3072, 3072, 3072, "128x256x16")
+        .choice()
+        .shares
+        .is_some());
     let p = forced(3000, 5001, 701, "64x64x8");
     assert!(p.choice().shares.is_none() && p.choice().splits == 3);
     // Never the 512-invocation blocks of BK = 8 (the shares entry spilled at 128×256×8).

@@ -22,6 +22,7 @@ pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{
     even_shares, split_k_waves, stream_k, EvenShares, LastWave, Sharing, SplitK, StreamK,
+    SHARES_MAX_WAVES,
 };
 pub use waves::{
     efficiency, efficiency_shared, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
@@ -405,8 +406,9 @@ impl Planner {
     /// `spec`'s blocks with their slices shared out evenly among the workgroups the GPU holds at
     /// once ([`even_shares`]), and the wave model's score for that ([`efficiency_shared`] times
     /// the block's rate and [`SHARES_RATE`]): `None` where the kernel cannot, the
-    /// multiprocessors are not known, a share would be shallower than the kernel's least split
-    /// of K, or the partial blocks would not fit one binding.
+    /// multiprocessors are not known, the blocks fill [`SHARES_MAX_WAVES`] waves, a share would
+    /// be shallower than the kernel's least split of K, or the partial blocks would not fit one
+    /// binding.
     fn shared(
         &self,
         spec: &Spec,

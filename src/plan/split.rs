@@ -168,14 +168,27 @@ impl EvenShares {
     }
 }
 
+/// Even shares only where whole blocks make fewer waves than this. On the H100 shares gained at
+/// 0.4–2.2 waves (1280³ to 3072³ in 128×256 blocks) and lost at 3.9 and 5.2: 4096³ ran 5.5%
+/// slower in 128×256×16 shares than in whole blocks, and 8% slower in 64×64×8 shares than in two
+/// splits (3490 against 3222 µs), where the wave model saw a gain at both. A tune's rate trials,
+/// at three waves and more (`tune::RATE_WAVES`), so keep their blocks' own form: the first build
+/// with shares ran 64×64×8's 4096³ trial in them (BENCHMARKS.md, 2026-11-27).
+pub const SHARES_MAX_WAVES: u64 = 3;
+
 /// The even shares of `blocks` blocks of `units` units of K each among `slots` workgroups
-/// running at once: `None` where the slots are not known (0), a share would hold fewer than
-/// `min_units` (the pipeline's fill and the partial blocks' traffic outweigh what a shallower
-/// share does: the kernel's least split of K), or the units outnumber what the shader counts in
-/// 32 bits.
+/// running at once: `None` where the slots are not known (0), the blocks make
+/// [`SHARES_MAX_WAVES`] waves or more, a share would hold fewer than `min_units` (the pipeline's
+/// fill and the partial blocks' traffic outweigh what a shallower share does: the kernel's least
+/// split of K), or the units outnumber what the shader counts in 32 bits.
 pub fn even_shares(blocks: u64, slots: u64, units: u32, min_units: u32) -> Option<EvenShares> {
     let total = blocks * units as u64;
-    if slots == 0 || units == 0 || total > u32::MAX as u64 || total < slots * min_units as u64 {
+    if slots == 0
+        || blocks >= SHARES_MAX_WAVES * slots
+        || units == 0
+        || total > u32::MAX as u64
+        || total < slots * min_units as u64
+    {
         return None;
     }
     Some(EvenShares {
@@ -319,7 +332,8 @@ mod tests {
     }
 
     #[test]
-    fn even_shares_take_one_workgroup_a_slot_and_none_shallower_than_the_least_split() {
+    fn even_shares_take_one_workgroup_a_slot_below_three_waves_none_shallower_than_the_least_split()
+    {
         // 1500³ in 128×256×16 blocks: 72 blocks of 47 units among 132 slots.
         let sh = even_shares(72, 132, 47, 8).unwrap();
         assert_eq!(
@@ -334,9 +348,20 @@ mod tests {
         assert_eq!(even_shares(25, 132, 4, 8), None);
         assert_eq!(even_shares(132, 132, 8, 8).map(|s| s.workgroups), Some(132));
         assert_eq!(even_shares(131, 132, 8, 8), None);
+        // 3072³ (288 blocks, 2.2 waves) in shares; 4096³ (512 blocks, 3.9 waves) whole.
+        assert_eq!(
+            even_shares(288, 132, 96, 8).map(|s| s.workgroups),
+            Some(132)
+        );
+        assert_eq!(even_shares(512, 132, 128, 8), None);
+        assert_eq!(
+            even_shares(395, 132, 128, 8).map(|s| s.workgroups),
+            Some(132)
+        );
+        assert_eq!(even_shares(396, 132, 128, 8), None);
         // An unknown GPU, no depth, or more units than the shader counts: none.
         assert_eq!(even_shares(72, 0, 47, 8), None);
         assert_eq!(even_shares(72, 132, 0, 0), None);
-        assert_eq!(even_shares(1 << 30, 132, 8, 8), None);
+        assert_eq!(even_shares(1 << 20, 1 << 20, 1 << 13, 8), None);
     }
 }

@@ -297,6 +297,8 @@ pub async fn tune_shape_async(
 /// Full waves each tile timed at a shape must run for its time there to give a rate: enough that
 /// the last, partial wave weighs a quarter at most. On the H100 the f32 shape set has three such
 /// shapes, 4095³, 4096³ and 8192³; 2048³ (a single, partial wave of 128×256 blocks) is not one.
+/// The planner never shares K out evenly at this many waves ([`crate::plan::SHARES_MAX_WAVES`]),
+/// so these trials time each block in its own form.
 pub const RATE_WAVES: u64 = 3;
 
 /// What `results` measured of how fast each tile's code runs, for the planner's wave model

@@ -21,10 +21,11 @@
 // same kernel either way: `matmul_pipelined_a_wide.wgsl` where K is a multiple of 4 (each load
 // 128 bits wide, 64 for f16), else `matmul_pipelined_a_ragged.wgsl` (each vec4 gathered from four
 // scalar loads); `matmul_pipelined_b_wide.wgsl` or `matmul_pipelined_b_ragged.wgsl` by N alike.
-// The stores of the output come from one of two files joined last: `matmul_pipelined_c_wide.wgsl`
-// (one vec4 each, into rows of `ld`, a multiple of 4: C where N is, else split-K partials) or,
-// where one slice of K writes a C whose N is ragged, `matmul_pipelined_c_ragged.wgsl` (four
-// scalar stores each, straight into C's rows of N).
+// The stores of the output (`store_block`, `store_c`) come from one of two files joined last:
+// `matmul_pipelined_c_wide.wgsl` (one vec4 each, into rows of `ld`, a multiple of 4: C where N
+// is, else split-K partials) or, where one slice of K writes a C whose N is ragged,
+// `matmul_pipelined_c_ragged.wgsl` (the block staged through workgroup memory and stored element
+// by element in order, straight into C's rows of N).
 // Element types from the prelude: A and B are `Elem4` (f32, or f16 kept as f16 in registers and
 // widened to f32 as it is stored to workgroup memory: the scalar-unit f16 kernel), the output
 // `Out4`; workgroup memory and the accumulators are f32 either way.
@@ -239,9 +240,9 @@ fn block(acc: ptr<function, array<vec4<f32>, 16>>, row0: u32, col0: u32, k_begin
 }
 
 // An invocation's 8×8 of the block at (row0, col0) into C, or into split `split`'s partial
-// product: rows past M are not stored.
-fn store_block(acc: ptr<function, array<vec4<f32>, 16>>, split: u32, row0: u32, col0: u32,
-               lid: vec3<u32>) {
+// product, one `store_c` (from the file of stores) per vec4: rows past M are not stored.
+fn store_tile(acc: ptr<function, array<vec4<f32>, 16>>, split: u32, row0: u32, col0: u32,
+              lid: vec3<u32>) {
     for (var i = 0u; i < 8u; i++) {
         var r = row0 + 4u * lid.y + i;
         if (i >= 4u) {

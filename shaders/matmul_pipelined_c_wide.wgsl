@@ -10,3 +10,9 @@ fn store_c(split: u32, r: u32, c: u32, v: vec4<f32>) {
         c4[split * p.m * (p.ld / 4u) + (r * p.ld + c) / 4u] = Out4(v);
     }
 }
+
+// The workgroup's block into C, or into split `split`'s partial product: each invocation's own.
+fn store_block(acc: ptr<function, array<vec4<f32>, 16>>, split: u32, row0: u32, col0: u32,
+               lid: vec3<u32>) {
+    store_tile(acc, split, row0, col0, lid);
+}

@@ -150,20 +150,19 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     }
     assert!(split, "no ragged K was split");
     let mut split_copied = false;
+    // Read by more than IN_PLACE_REUSE blocks of 64×64 (A by ⌈N/64⌉, B by ⌈M/64⌉): copied.
     for (i, &(m, k, n, copied)) in [
-        (300, 301, 300, "padded A"),
-        (260, 64, 263, "padded B"),
-        (300, 301, 303, "padded A and B"),
+        (300, 301, 450, "padded A"),
+        (450, 64, 263, "padded B"),
+        (450, 301, 451, "padded A and B"),
     ]
     .iter()
     .enumerate()
     {
         assert!(!loads_in_place(Shape::new(m, k, n).unwrap()));
-        for sel in [Selection::Variant(v), Selection::Tile("64x64x8".into())] {
-            let run = check(m, k, n, &sel, 65 + i as u64);
-            assert!(run.tile.ends_with(copied), "{m}x{k}x{n}: {}", run.tile);
-            split_copied |= run.splits > 1 && k % 4 != 0;
-        }
+        let run = check(m, k, n, &Selection::Tile("64x64x8".into()), 65 + i as u64);
+        assert!(run.tile.ends_with(copied), "{m}x{k}x{n}: {}", run.tile);
+        split_copied |= run.splits > 1 && k % 4 != 0;
     }
     assert!(split_copied, "no copied ragged K was split");
     let gemv = variant("gemv");
@@ -194,8 +193,8 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
 /// entry points: `sum_splits4` where N is a multiple of 4 (a vec4 of the partials is one of C),
 /// `sum_splits` where N is ragged (the partials' rows are longer, C's stored element by
 /// element), also over one split, whose padded rows it copies into C (the small-M kernel). The
-/// pipelined kernel stores a C of ragged N in one split straight, four scalars per vec4
-/// (`matmul_pipelined_c_ragged.wgsl`), from A and B read in place or copied.
+/// pipelined kernel stores a C of ragged N in one split straight, in order through workgroup
+/// memory (`matmul_pipelined_c_ragged.wgsl`), from A and B read in place or copied.
 #[test]
 fn the_sum_of_the_splits_fills_c_exactly() {
     let (mut aligned, mut ragged, mut one, mut straight) = (false, false, false, [false; 2]);
@@ -218,7 +217,7 @@ fn the_sum_of_the_splits_fills_c_exactly() {
         }
     }
     let v = variant("pipelined");
-    for (i, &(m, k, n)) in [(70, 40, 131), (260, 64, 263), (33, 20, 5), (129, 36, 130)]
+    for (i, &(m, k, n)) in [(70, 40, 131), (1800, 40, 263), (33, 20, 5), (129, 36, 130)]
         .iter()
         .enumerate()
     {
@@ -259,6 +258,70 @@ fn splits_summed_in_the_launch_leave_their_counts_for_the_next() {
     {
         let run = check(m, k, n, &Selection::Variant(gemv), 120 + i as u64);
         assert!(run.splits > 1, "{m}x{k}x{n} splits K: {}", run.tile);
+    }
+}
+
+/// Beyond skinny products, each ragged operand is read in place where at most IN_PLACE_REUSE
+/// blocks read it (A by the ⌈N/BN⌉ blocks of a row of blocks, B by the ⌈M/BM⌉ of a column) and
+/// copied where more do: each mix of the two, in 64×64 blocks, A and B from the main step's
+/// modules of every kind (its loads of A and of B wide or in scalars, C stored straight where N
+/// is ragged), every element checked against f64.
+#[test]
+fn each_ragged_operand_is_copied_only_where_many_blocks_read_it() {
+    use tilekit::kernels::matmul::IN_PLACE_REUSE;
+    assert_eq!(IN_PLACE_REUSE, 6, "the shapes below assume 6");
+    let tile = Selection::Tile("64x64x8".into());
+    for (i, &(m, k, n, copied)) in [
+        (900, 301, 300, None),              // A read by 5 blocks
+        (900, 301, 301, Some("padded B")),  // A by 5, B by 15
+        (380, 301, 1003, Some("padded A")), // A by 16, B by 6
+        (900, 301, 1003, Some("padded A and B")),
+        (380, 64, 1003, None),             // B by 6
+        (450, 64, 1003, Some("padded B")), // B by 8
+    ]
+    .iter()
+    .enumerate()
+    {
+        let run = check(m, k, n, &tile, 140 + i as u64);
+        match copied {
+            Some(c) => assert!(run.tile.ends_with(c), "{m}x{k}x{n}: {}", run.tile),
+            None => assert!(!run.tile.contains("padded"), "{m}x{k}x{n}: {}", run.tile),
+        }
+    }
+}
+
+/// A C of ragged N written by one slice of K (`matmul_pipelined_c_ragged.wgsl`): from 2^19
+/// elements staged through workgroup memory and stored in order, in the buffer of B's slices
+/// where BM <= 16·BK, else in A's (256×128×8), with blocks cut by M and by N, operands copied or
+/// read in place; a smaller C, or one of under 4 columns, straight. C is poisoned first, every
+/// element checked against f64.
+#[test]
+fn a_ragged_c_in_one_slice_is_staged_and_stored_whole_by_every_block() {
+    let v = variant("pipelined");
+    let mut seed = 160;
+    for tile in [
+        "64x64x8",
+        "128x128x8",
+        "256x128x8",
+        "128x256x8",
+        "32x128x8",
+        "128x64x16",
+        "64x128x16",
+    ] {
+        for &(m, k, n) in &[
+            (1157, 20, 483),
+            (1100, 41, 499),
+            (300, 40, 299),
+            (70, 40, 3),
+        ] {
+            let sel = Selection::Forced {
+                variant: v,
+                tile: tile.into(),
+            };
+            seed += 1;
+            let run = check(m, k, n, &sel, seed);
+            assert_eq!(run.splits, 1, "{m}x{k}x{n}: {}", run.tile);
+        }
     }
 }
 

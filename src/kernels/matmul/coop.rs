@@ -14,7 +14,7 @@
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
-use super::support::{self, block_reuse, round4, Frame, Modules, Types};
+use super::support::{self, block_reuse, round4, Frame, InPlace, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -92,9 +92,9 @@ fn module_ragged_n(types: Types) -> Module {
     module_with(types, "matmul_coop_ragged_n", A_WIDE, B_RAGGED)
 }
 
-/// The module that reads `shape` in place: each operand wide where its rows allow.
-fn module_in_place(shape: Shape) -> fn(Types) -> Module {
-    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
+/// The module that reads the ragged operands of `reads` in place, the others wide.
+fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
+    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 or read in place.
@@ -429,8 +429,7 @@ impl Kernel for Coop {
             // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
             // (zeros outside, fig 4.20) for 64-bit loads, or on a skinny product read where it
             // lies (`loads_in_place`, whose figures include this kernel's).
-            let mut frame =
-                Frame::new(gpu, MODULES, io, shape, support::loads_in_place(shape)).await?;
+            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::skinny(shape)).await?;
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a

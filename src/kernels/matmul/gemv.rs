@@ -10,7 +10,7 @@
 //! `_b_ragged.wgsl`).
 
 use super::splits;
-use super::support::{self, round4, Frame, Modules, Types};
+use super::support::{self, round4, Frame, InPlace, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -71,9 +71,9 @@ fn module_ragged_n(types: Types) -> Module {
     module_with(types, "matmul_gemv_ragged_n", A_WIDE, B_RAGGED)
 }
 
-/// The module that reads `shape` in place: each operand wide where its rows allow.
-fn module_in_place(shape: Shape) -> fn(Types) -> Module {
-    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
+/// The module that reads the ragged operands of `reads` in place, the others wide.
+fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
+    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 (only where a caller forces a larger
@@ -309,7 +309,7 @@ impl Kernel for Gemv {
             // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
             // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
             // A copied alone would carry past B's last row.
-            let mut frame = Frame::new(gpu, MODULES, io, shape, support::ragged(shape)).await?;
+            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::ragged(shape)).await?;
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of

@@ -2,13 +2,15 @@
 //! per slice, register prefetch two slices ahead, 128-bit workgroup-memory reads, 8×8 per
 //! invocation), with split-K when the output blocks cannot fill the GPU. Where every row of A
 //! and B is a multiple of 4 elements its global loads are 128 bits wide. Where K or N is ragged,
-//! the ragged operand (A for K, B for N) is copied into rows of 4 first, or, on a skinny product
-//! that the copies would cost more than they save ([`super::loads_in_place`]), each vec4 of it
-//! is gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
+//! the ragged operand (A for K, B for N) is copied into rows of 4 first, or, where few blocks
+//! read it or the product is skinny, so that the copy would cost more than it saves
+//! (`InPlace::by_reuse` in `support.rs`, [`super::IN_PLACE_REUSE`]), each vec4 of it is
+//! gathered from four scalar loads. Shader: `shaders/matmul_pipelined.wgsl` after
 //! `shaders/matmul_support.wgsl`, then the loads of A (`shaders/matmul_pipelined_a_wide.wgsl` or
 //! `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or `_b_ragged.wgsl`), and the stores of the output
 //! (`_c_wide.wgsl`: vec4s into C or into split-K partials; `_c_ragged.wgsl`: where one slice of K
-//! writes a C whose N is ragged, four scalar stores per vec4 straight into C, no second pass).
+//! writes a C whose N is ragged, straight into C, in order through workgroup memory where C is
+//! large; no second pass).
 //! Where one split's blocks leave the last wave partly filled, that wave's blocks are each split
 //! into a head and a tail of K ([`crate::plan::stream_k`], the shader's `pipelined_sk` and
 //! `sk_fixup`), so that the multiprocessors finish together. Where the wave model estimates it
@@ -20,7 +22,7 @@
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
 //! with SHADER_F16 and no cooperative matrices.
 
-use super::support::{self, round4, Frame, Modules, Types};
+use super::support::{self, round4, Frame, InPlace, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -78,9 +80,9 @@ fn module_ragged_n(types: Types) -> Module {
     module_with(types, "matmul_pipelined_ragged_n", A_WIDE, B_RAGGED, C_WIDE)
 }
 
-/// The module that reads `shape` in place: each operand wide where its rows allow.
-fn module_in_place(shape: Shape) -> fn(Types) -> Module {
-    support::each_operand_wide(shape, module_ragged, module_ragged_k, module_ragged_n)
+/// The module that reads the ragged operands of `reads` in place, the others wide.
+fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
+    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 or read in place.
@@ -89,13 +91,13 @@ const MODULES: Modules = Modules {
     in_place: module_in_place,
 };
 
-/// A ragged N in one slice of K, the ragged operands copied into rows of 4: C stored straight, in
-/// scalars.
+/// A ragged N in one slice of K, the ragged operands copied into rows of 4: C stored straight,
+/// in order, through workgroup memory (`matmul_pipelined_c_ragged.wgsl`).
 fn module_store_ragged(types: Types) -> Module {
     module_with(types, "matmul_pipelined_c1", A_WIDE, B_WIDE, C_RAGGED)
 }
 
-/// [`module_ragged`] storing C straight, in scalars.
+/// [`module_ragged`] storing C straight.
 fn module_ragged_store_ragged(types: Types) -> Module {
     module_with(
         types,
@@ -106,7 +108,7 @@ fn module_ragged_store_ragged(types: Types) -> Module {
     )
 }
 
-/// [`module_ragged_n`] storing C straight, in scalars.
+/// [`module_ragged_n`] storing C straight.
 fn module_ragged_n_store_ragged(types: Types) -> Module {
     module_with(
         types,
@@ -117,12 +119,23 @@ fn module_ragged_n_store_ragged(types: Types) -> Module {
     )
 }
 
-/// [`module_in_place`] storing C straight, in scalars (N is ragged, so K alone never is).
-fn module_in_place_store_ragged(shape: Shape) -> fn(Types) -> Module {
+/// [`module_ragged_k`] storing C straight: A read in place, B copied.
+fn module_ragged_k_store_ragged(types: Types) -> Module {
+    module_with(
+        types,
+        "matmul_pipelined_ragged_k_c1",
+        A_RAGGED,
+        B_WIDE,
+        C_RAGGED,
+    )
+}
+
+/// [`module_in_place`] storing C straight.
+fn module_in_place_store_ragged(reads: InPlace) -> fn(Types) -> Module {
     support::each_operand_wide(
-        shape,
+        reads,
         module_ragged_store_ragged,
-        module_ragged_k,
+        module_ragged_k_store_ragged,
         module_ragged_n_store_ragged,
     )
 }
@@ -133,10 +146,11 @@ const STORE_RAGGED_MODULES: Modules = Modules {
     in_place: module_in_place_store_ragged,
 };
 
-/// The modules whose stores are four scalars each.
-const STORE_RAGGED: [fn(Types) -> Module; 3] = [
+/// The modules that store C element by element.
+const STORE_RAGGED: [fn(Types) -> Module; 4] = [
     module_store_ragged,
     module_ragged_store_ragged,
+    module_ragged_k_store_ragged,
     module_ragged_n_store_ragged,
 ];
 
@@ -219,6 +233,12 @@ impl Tiling for PipelinedTiling {
         ]
         .into_iter()
         .map(|(bm, bn, bk)| {
+            // The store of a C of ragged N stages BM/8 rows of BN in one of the two slice
+            // buffers, B's (2·BK·BN) where BM <= 16·BK, else A's (`_c_ragged.wgsl`).
+            debug_assert!(
+                bm.min(bn) <= 16 * bk,
+                "{bm}x{bn}x{bk}: no slice buffer stages C"
+            );
             let (wx, wy) = (bn / 8, bm / 8);
             let loads = 16 * bk / bn + 16 * bk / bm;
             // How the block is fed (the shader's AHEAD and EARLY), from its register budget. A
@@ -400,6 +420,7 @@ impl Kernel for Pipelined {
                 module_ragged_n,
                 module_store_ragged,
                 module_ragged_store_ragged,
+                module_ragged_k_store_ragged,
                 module_ragged_n_store_ragged,
             ],
             "pipelined",
@@ -435,9 +456,11 @@ impl Kernel for Pipelined {
             let Shape { m, k, n } = shape;
             let n4 = round4(n);
             // A ragged K or N: the ragged operand copied into rows of 4 (zeros outside, fig
-            // 4.20), or on a skinny product loaded where it lies, each operand wide where its
-            // rows allow. Either way the kernel reads K and N as they are.
-            let mut frame = Frame::new(gpu, MODULES, io, shape, support::loads_in_place(shape))
+            // 4.20), or loaded where it lies where few blocks read it or the product is skinny
+            // (`InPlace::by_reuse`), each operand wide where its rows allow. Either way the
+            // kernel reads K and N as they are.
+            let reads = InPlace::by_reuse(shape, bm, bn);
+            let mut frame = Frame::new(gpu, MODULES, io, shape, reads)
                 .await?
                 .storing_ragged(STORE_RAGGED_MODULES);
             let (lda, ldb) = frame.row_lengths();

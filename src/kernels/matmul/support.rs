@@ -202,26 +202,86 @@ pub(crate) fn ragged(shape: Shape) -> bool {
     !shape.k.is_multiple_of(4) || !shape.n.is_multiple_of(4)
 }
 
-/// Of a kernel's modules that read a ragged product in place, the one for `shape`: each operand
-/// read wide where its own rows allow (a ragged K misaligns only A's rows, a ragged N only B's):
-/// `ragged` (both operands in scalars), `ragged_k` (A in scalars, B wide) or `ragged_n` (A wide,
-/// B in scalars).
+/// The ragged operands that a main step reads where they lie, each vec4 of them from four scalar
+/// loads (the `*_ragged.wgsl` loads); a ragged operand not read in place is copied into rows of 4
+/// first. A ragged K misaligns only A's rows, a ragged N only B's, so each is decided alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InPlace {
+    /// A, where K is ragged.
+    pub(crate) a: bool,
+    /// B, where N is ragged.
+    pub(crate) b: bool,
+}
+
+/// The number of blocks that read each element of a ragged operand up to which the pipelined
+/// kernel reads it where it lies rather than copying it into rows of 4 first, on products that
+/// are not skinny ([`loads_in_place`] decides those): A is read by the ⌈N/BN⌉ blocks of a row of
+/// blocks, B by the ⌈M/BM⌉ of a column. Copying an operand costs one pass over its bytes;
+/// reading it in place costs four scalar loads per vec4 in every block that reads it, on the
+/// H100 about a seventh of the copy per block (BENCHMARKS.md 2026-11-26, 64×64×8: A of
+/// 3000×5001×700 copied saved 24 µs of the 68 its scalar loads cost at 11 blocks). Measured
+/// (2026-11-27, µs, copied against in place): 3763×13101×250 in 128×256 blocks, A (197 MB) read
+/// by one block, 690 against 594; 409×8673×280 (5 blocks) 82.2 against 76.8; 4934×6957×355 (6)
+/// 727 against 701; 300×8192×3001, B by 5, 451 against 423; 1000×1001×1003, both by 8, 66.2
+/// against 67.3 (so 8 is past the bound).
+pub const IN_PLACE_REUSE: u32 = 6;
+
+impl InPlace {
+    /// Every ragged operand of `shape`: A where K is ragged, B where N is.
+    pub(crate) fn ragged(shape: Shape) -> InPlace {
+        InPlace {
+            a: !shape.k.is_multiple_of(4),
+            b: !shape.n.is_multiple_of(4),
+        }
+    }
+
+    /// Both ragged operands where [`loads_in_place`] says so, else none.
+    pub(crate) fn skinny(shape: Shape) -> InPlace {
+        if loads_in_place(shape) {
+            InPlace::ragged(shape)
+        } else {
+            InPlace::default()
+        }
+    }
+
+    /// For blocks of BM×BN: both ragged operands of a skinny product ([`loads_in_place`]), else
+    /// each ragged operand that at most [`IN_PLACE_REUSE`] blocks read (A ⌈N/BN⌉, B ⌈M/BM⌉).
+    pub(crate) fn by_reuse(shape: Shape, bm: u32, bn: u32) -> InPlace {
+        if loads_in_place(shape) {
+            return InPlace::ragged(shape);
+        }
+        let ragged = InPlace::ragged(shape);
+        InPlace {
+            a: ragged.a && shape.n.div_ceil(bn) <= IN_PLACE_REUSE,
+            b: ragged.b && shape.m.div_ceil(bm) <= IN_PLACE_REUSE,
+        }
+    }
+
+    /// Whether any operand is read in place.
+    pub(crate) fn any(self) -> bool {
+        self.a || self.b
+    }
+}
+
+/// Of a kernel's modules that read ragged operands in place, the one for `reads`: each operand
+/// read wide where it is not read in place: `ragged` (both operands in scalars), `ragged_k` (A in
+/// scalars, B wide) or `ragged_n` (A wide, B in scalars).
 pub(crate) fn each_operand_wide(
-    shape: Shape,
+    reads: InPlace,
     ragged: fn(Types) -> Module,
     ragged_k: fn(Types) -> Module,
     ragged_n: fn(Types) -> Module,
 ) -> fn(Types) -> Module {
-    match (shape.k.is_multiple_of(4), shape.n.is_multiple_of(4)) {
-        (true, false) => ragged_n,
-        (false, true) => ragged_k,
+    match (reads.a, reads.b) {
+        (false, true) => ragged_n,
+        (true, false) => ragged_k,
         _ => ragged,
     }
 }
 
-/// Ragged K or N: the steps that copy the ragged operands into rows of 4 elements (zeros outside,
-/// fig 4.20) and the copies, for a variant whose loads are 4 elements wide: A to `k4` columns
-/// where K is ragged, B to `n4` columns where N is. Each keeps its rows: the main step reads K
+/// Ragged K or N: the steps that copy the ragged operands not read in place (`reads`) into rows
+/// of 4 elements (zeros outside, fig 4.20) and the copies, for a variant whose loads are 4
+/// elements wide: A to `k4` columns where K is ragged, B to `n4` columns where N is. Each keeps its rows: the main step reads K
 /// rows of B whatever A's row length, so a ragged K alone leaves B where it lies (H100,
 /// BENCHMARKS.md 2026-11-26: f32 3000×5001×700 554 µs against 565 with B copied too).
 pub(crate) async fn pad_operands(
@@ -230,18 +290,19 @@ pub(crate) async fn pad_operands(
     elem: Precision,
     (a, b): (Bind<'_>, Bind<'_>),
     shape: Shape,
+    reads: InPlace,
     steps: &mut Vec<Step>,
 ) -> Result<(Option<Padded>, Option<Padded>)> {
     let Shape { m, k, n } = shape;
     let (k4, n4) = (round4(k), round4(n));
-    let pa = if k4 != k {
+    let pa = if k4 != k && !reads.a {
         let (s, buf) = pad(gpu, shader, elem, a, (m, k), (m, k4)).await?;
         steps.push(s);
         Some(buf)
     } else {
         None
     };
-    let pb = if n4 != n {
+    let pb = if n4 != n && !reads.b {
         let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k, n4)).await?;
         steps.push(s);
         Some(buf)
@@ -293,68 +354,75 @@ pub(crate) struct Frame<'a> {
     /// The module with the call's element types (padding and the final sum).
     shader: Shader,
     steps: Vec<Step>,
+    /// The ragged operands read where they lie.
+    reads: InPlace,
     padded: (Option<Padded>, Option<Padded>),
     out: Option<Output>,
     splits: u32,
-    /// The main step's module where one slice of K stores a C of ragged N straight, in scalars
-    /// ([`Frame::storing_ragged`]); without it such a C is written as a padded partial product
+    /// The main step's module where one slice of K stores a C of ragged N straight, element by
+    /// element ([`Frame::storing_ragged`]); without it such a C is written as a padded partial product
     /// and copied.
     store_ragged: Option<fn(Types) -> crate::kernels::Module>,
 }
 
 /// A fast variant's main modules: `copied`, whose loads are 4 elements wide (a ragged operand
-/// comes to it copied into rows of 4), and `in_place`, the module for a shape read where it lies
-/// (loads that take rows of any length; [`each_operand_wide`]).
+/// comes to it copied into rows of 4), and `in_place`, the module for ragged operands read where
+/// they lie (loads that take rows of any length; [`each_operand_wide`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Modules {
     pub(crate) copied: fn(Types) -> crate::kernels::Module,
-    pub(crate) in_place: fn(Shape) -> fn(Types) -> crate::kernels::Module,
+    pub(crate) in_place: fn(InPlace) -> fn(Types) -> crate::kernels::Module,
 }
 
 impl<'a> Frame<'a> {
-    /// The operands of `shape` as the main step reads them: where `reads_in_place`, as they are,
-    /// the main step from `modules.in_place(shape)` (loads that take rows of any length); else
-    /// from `modules.copied`, with A copied into rows of 4 where K is ragged and B where N is (a
-    /// step each). The pipelined and cooperative kernels read in place where
-    /// [`loads_in_place`] says so; the small-M kernel at every [`ragged`] shape. The padding and
-    /// the final sum always come from `modules.copied`.
+    /// The operands of `shape` as the main step reads them: the ragged operands of `reads` as
+    /// they are, the others copied into rows of 4 (A where K is ragged, B where N is; a step
+    /// each); the main step from `modules.in_place(reads)` where any is read in place (loads that
+    /// take rows of any length), else from `modules.copied`. The pipelined kernel decides each
+    /// operand by its reuse ([`InPlace::by_reuse`]), the cooperative kernel both by
+    /// [`loads_in_place`], the small-M kernel reads every [`ragged`] shape in place. The padding
+    /// and the final sum always come from `modules.copied`.
     pub(crate) async fn new(
         gpu: &Gpu,
         modules: Modules,
         io: super::Operands<'a>,
         shape: Shape,
-        reads_in_place: bool,
+        reads: InPlace,
     ) -> Result<Frame<'a>> {
         let Modules {
             copied: module,
             in_place,
         } = modules;
+        let ragged = InPlace::ragged(shape);
+        let reads = InPlace {
+            a: reads.a && ragged.a,
+            b: reads.b && ragged.b,
+        };
         let shader = module(io.types).shader;
         let mut steps = Vec::new();
-        let (main, padded) = if reads_in_place {
-            (in_place(shape), (None, None))
-        } else {
-            let padded =
-                pad_operands(gpu, &shader, io.types.elem, (io.a, io.b), shape, &mut steps).await?;
-            (module, padded)
-        };
+        let padded = pad_operands(
+            gpu,
+            &shader,
+            io.types.elem,
+            (io.a, io.b),
+            shape,
+            reads,
+            &mut steps,
+        )
+        .await?;
+        let main = if reads.any() { in_place(reads) } else { module };
         Ok(Frame {
             io,
             shape,
             main,
             shader,
             steps,
+            reads,
             padded,
             out: None,
             splits: 1,
             store_ragged: None,
         })
-    }
-
-    /// Whether the main step reads a ragged K or N where it lies: a ragged shape that nothing
-    /// was copied for.
-    fn reads_in_place(&self) -> bool {
-        ragged(self.shape) && self.padded.0.is_none() && self.padded.1.is_none()
     }
 
     /// A's and B's row lengths as the main step reads them: K and N, each rounded up to 4 where
@@ -365,12 +433,12 @@ impl<'a> Frame<'a> {
         (copied(&self.padded.0, k), copied(&self.padded.1, n))
     }
 
-    /// For a kernel that can store a C of ragged N straight (four scalar stores per vec4): its
+    /// For a kernel that can store a C of ragged N straight (element by element): its
     /// main modules of that kind, for the operands copied or read in place. [`Frame::output`]
     /// then takes rows of N for one slice of K.
     pub(crate) fn storing_ragged(mut self, modules: Modules) -> Frame<'a> {
-        self.store_ragged = Some(if self.reads_in_place() {
-            (modules.in_place)(self.shape)
+        self.store_ragged = Some(if self.reads.any() {
+            (modules.in_place)(self.reads)
         } else {
             modules.copied
         });
@@ -486,5 +554,46 @@ impl<'a> Frame<'a> {
             dispatch: plan.dispatch,
             splits: (self.splits, plan.choice().k_split),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InPlace, Shape, IN_PLACE_REUSE};
+
+    fn shape(m: u32, k: u32, n: u32) -> Shape {
+        Shape { m, k, n }
+    }
+
+    /// Each ragged operand alone: A in place where at most IN_PLACE_REUSE blocks of a row read it
+    /// (⌈N/BN⌉), B where at most as many of a column do (⌈M/BM⌉); an aligned operand never, and a
+    /// skinny product both.
+    #[test]
+    fn each_ragged_operand_is_read_in_place_where_few_blocks_read_it() {
+        let r = IN_PLACE_REUSE;
+        let at = |m, k, n, bm, bn| InPlace::by_reuse(shape(m, k, n), bm, bn);
+        // 3763×13101×250 in 128×256 blocks: A (197 MB) read by one block; B by 30.
+        assert_eq!(
+            at(3763, 13101, 250, 128, 256),
+            InPlace { a: true, b: false }
+        );
+        // The same product in 64×64 blocks: A read by 4.
+        assert_eq!(at(3763, 13101, 250, 64, 64), InPlace { a: true, b: false });
+        // At the bound and one past it, for each operand.
+        assert!(at(2000, 301, 64 * r, 64, 64).a && !at(2000, 301, 64 * r + 1, 64, 64).a);
+        assert!(at(64 * r, 64, 2001, 64, 64).b && !at(64 * r + 1, 64, 2001, 64, 64).b);
+        // An aligned operand is never read in place, however few blocks read it.
+        assert_eq!(at(3000, 5000, 257, 64, 64), InPlace { a: false, b: false });
+        assert_eq!(at(200, 5001, 2048, 64, 64), InPlace { a: false, b: false });
+        // 777×1234×2345 and 1000×1001×1003: both read by many blocks, both copied.
+        assert_eq!(at(777, 1234, 2345, 64, 64), InPlace::default());
+        assert_eq!(at(1000, 1001, 1003, 128, 128), InPlace::default());
+        // Skinny (M·N/(M+N) <= 128): both in place, whatever the blocks.
+        assert_eq!(at(17, 4099, 4097, 32, 128), InPlace { a: true, b: true });
+        assert_eq!(
+            InPlace::skinny(shape(17, 4099, 4097)),
+            InPlace { a: true, b: true }
+        );
+        assert_eq!(InPlace::skinny(shape(777, 1234, 2345)), InPlace::default());
     }
 }

@@ -258,7 +258,7 @@ impl InPlace {
     }
 
     /// Whether any operand is read in place.
-    pub(crate) fn any(self) -> bool {
+    fn any_in_place(self) -> bool {
         self.a || self.b
     }
 }
@@ -410,7 +410,11 @@ impl<'a> Frame<'a> {
             &mut steps,
         )
         .await?;
-        let main = if reads.any() { in_place(reads) } else { module };
+        let main = if reads.any_in_place() {
+            in_place(reads)
+        } else {
+            module
+        };
         Ok(Frame {
             io,
             shape,
@@ -437,7 +441,7 @@ impl<'a> Frame<'a> {
     /// main modules of that kind, for the operands copied or read in place. [`Frame::output`]
     /// then takes rows of N for one slice of K.
     pub(crate) fn storing_ragged(mut self, modules: Modules) -> Frame<'a> {
-        self.store_ragged = Some(if self.reads.any() {
+        self.store_ragged = Some(if self.reads.any_in_place() {
             (modules.in_place)(self.reads)
         } else {
             modules.copied

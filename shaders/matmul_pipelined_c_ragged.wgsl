@@ -29,8 +29,9 @@ fn store_c(split: u32, r: u32, c: u32, v: vec4<f32>) {
 // in order. Keep that branch a runtime one: with the staged store alone, NVIDIA's driver gave
 // the main loop fewer registers (128×256×16: 116 against 128) and ran 4095³ 53% slower,
 // 777×1234×2345 29% (BENCHMARKS.md 2026-11-27). Each row of the register tile is staged by a
-// call of its own with constant indices: in a loop, the barriers keep the compiler from
-// unrolling it, and the accumulators, indexed dynamically, would live in memory. The caller's
+// call of its own with constant indices: staged in a loop over the rows, the kernel ran 10–25
+// times slower (most likely the loop, with its barriers, stayed rolled, and the accumulators,
+// indexed dynamically, went to memory: not read in the compiled code). The caller's
 // control flow is uniform (a whole workgroup stores a block or none), as the barriers need.
 const STAGE_FROM: u32 = 524288u;  // elements of C (2^19) from which it is staged
 

@@ -14,7 +14,8 @@
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
-use super::support::{self, block_reuse, round4, Frame, InPlace, Modules, Types};
+use super::in_place::{each_operand_wide, InPlace};
+use super::support::{self, block_reuse, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -94,7 +95,7 @@ fn module_ragged_n(types: Types) -> Module {
 
 /// The module that reads the ragged operands of `reads` in place, the others wide.
 fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
+    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 or read in place.

@@ -9,8 +9,9 @@
 //! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
 
+use super::in_place::{each_operand_wide, InPlace};
 use super::splits;
-use super::support::{self, round4, Frame, InPlace, Modules, Types};
+use super::support::{self, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -73,7 +74,7 @@ fn module_ragged_n(types: Types) -> Module {
 
 /// The module that reads the ragged operands of `reads` in place, the others wide.
 fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
+    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 (only where a caller forces a larger

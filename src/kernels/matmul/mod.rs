@@ -15,6 +15,7 @@ pub mod blocked;
 mod ceiling;
 pub mod coop;
 pub mod gemv;
+mod in_place;
 pub mod naive;
 pub mod pipelined;
 mod select;
@@ -28,7 +29,8 @@ pub use select::{Chosen, Selection, GEMV_F16_MAX_M_BESIDE_COOP, GEMV_MAX_M};
 
 pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verify_sampled};
 
-pub use support::{loads_in_place, Types, IN_PLACE_REUSE, IN_PLACE_UP_TO};
+pub use in_place::{loads_in_place, IN_PLACE_REUSE, IN_PLACE_UP_TO};
+pub use support::Types;
 
 #[cfg(feature = "cli")]
 pub(crate) mod bench;

@@ -22,7 +22,8 @@
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
 //! with SHADER_F16 and no cooperative matrices.
 
-use super::support::{self, round4, Frame, InPlace, Modules, Types};
+use super::in_place::{each_operand_wide, InPlace};
+use super::support::{self, round4, Frame, Modules, Types};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -82,7 +83,7 @@ fn module_ragged_n(types: Types) -> Module {
 
 /// The module that reads the ragged operands of `reads` in place, the others wide.
 fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    support::each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
+    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
 }
 
 /// The main modules, for operands copied into rows of 4 or read in place.
@@ -132,7 +133,7 @@ fn module_ragged_k_store_ragged(types: Types) -> Module {
 
 /// [`module_in_place`] storing C straight.
 fn module_in_place_store_ragged(reads: InPlace) -> fn(Types) -> Module {
-    support::each_operand_wide(
+    each_operand_wide(
         reads,
         module_ragged_store_ragged,
         module_ragged_k_store_ragged,

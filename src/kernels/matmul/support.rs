@@ -1,9 +1,8 @@
 //! What the fast variants share: padding a ragged operand so that every row is a multiple of 4
-//! floats (the kernels then keep 128-bit loads everywhere), or reading it in place (which, in
-//! `in_place.rs`); the frame of
-//! a launch around its main step (the copies, the output, the sum of split-K's partials from
-//! [`super::splits`]); and the reuse a block of C achieves (what the planner ranks blocks by where
-//! residency does not apply).
+//! floats (the kernels then keep 128-bit loads everywhere), or reading it in place (which is
+//! decided in `in_place.rs`); the frame of a launch around its main step (the copies, the
+//! output, the sum of split-K's partials from [`super::splits`]); and the reuse a block of C
+//! achieves (what the planner ranks blocks by where residency does not apply).
 //! Shader: `shaders/matmul_support.wgsl`, joined in front of each fast variant's own file, after
 //! the prelude that names its element types ([`Types`]).
 

@@ -81,6 +81,16 @@ fn the_cooperative_kernel_is_planned_only_for_a_listed_16x16x16_f16_to_f32_fragm
             "{text}"
         );
     }
+    // A fixed subgroup of 4: the epilogue holds a fragment's 256 / SG values per invocation in
+    // an array of 32.
+    let e = CoopTiling::new(SQUARE, &caps(h100.clone(), [4, 4]), "tiny").unwrap_err();
+    assert!(
+        e.to_string().contains("at least 8") && e.to_string().contains("4–4"),
+        "{e}"
+    );
+    for fine in [8, 16, 32, 64] {
+        assert!(CoopTiling::new(SQUARE, &caps(h100.clone(), [fine, fine]), "ok").is_ok());
+    }
     // A subgroup size that varies (32 to 64): the workgroup cannot be sized in subgroups.
     let e = CoopTiling::new(SQUARE, &caps(h100, [32, 64]), "amd").unwrap_err();
     assert!(e.to_string().contains("32–64"), "{e}");

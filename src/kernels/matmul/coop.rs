@@ -153,12 +153,14 @@ impl CoopTiling {
             )));
         }
         match caps.subgroup_sizes {
-            [lo, hi] if lo == hi && lo > 0 && 256 % lo == 0 => Ok(CoopTiling {
+            // At least 8: the epilogue holds a fragment's 256 / SG values per invocation in an
+            // array of 32 (the shader's `LANE_VALUES_MAX`).
+            [lo, hi] if lo == hi && lo >= 8 && 256 % lo == 0 => Ok(CoopTiling {
                 shape,
                 subgroup: lo,
             }),
             [lo, hi] => Err(unsupported(format!(
-                "one fixed subgroup size dividing 256 (this adapter's ranges over {lo}–{hi})"
+                "one fixed subgroup size of at least 8 dividing 256 (this adapter's ranges over {lo}–{hi})"
             ))),
         }
     }

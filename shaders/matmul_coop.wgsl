@@ -38,7 +38,9 @@
 // for the loads, before the barrier of the slice that issued them.
 // The epilogue stores each fragment to the subgroup's 16×16 f32 scratch in workgroup memory, and
 // the subgroup's invocations copy it to C with bounds checks (any M and N; f16 or f32 out), each
-// reading its whole share before storing any (`store_frag`).
+// reading its whole share before storing any (`store_frag`): a vec4 at a time into rows of a
+// multiple of 4 (`matmul_coop_c_wide.wgsl`: C where N is a multiple of 4, and the partial
+// products), else element by element (`_c_ragged.wgsl`: a C of ragged N in one slice).
 // Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
 // [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`.
 // The global loads are joined after this file, one file for A (`a_origin`, `fetch_a`,
@@ -63,7 +65,6 @@ struct CoopParams {
     _p2: u32,
 }
 
-@group(0) @binding(2) var<storage, read_write> cc: array<Out>;
 @group(0) @binding(3) var<uniform> cp: CoopParams;
 
 override BM: u32 = 128u;  // rows of the workgroup's block of C
@@ -76,6 +77,7 @@ override GROUP: u32 = 1u; // slices whose loads go out together: 1, or 4 (the lo
 const FRAG: u32 = 16u;    // the fragment: 16×16×16 (coop_mat16x16)
 const MAX_LOADS: u32 = 8u;  // vec4 loads per invocation per slice, per operand
 const LANE_VALUES_MAX: u32 = 32u;  // a fragment's values per invocation: 256 / SG, SG >= 8
+const VEC_VALUES_MAX: u32 = 8u;    // its vec4s per invocation: 64 / SG rounded up
 
 // Row strides of the staged slices, in vec4s of halves: padded by 8 halves (16 bytes).
 override AS4: u32 = (BK + 8u) / 4u;
@@ -266,31 +268,20 @@ fn group_steps(acc: ptr<function, Acc>, me: u32, sub_row: u32, sub_col: u32, g: 
     step(acc, 1u, me, sub_row, sub_col, next);
 }
 
-// One accumulator fragment to C (rows r0.., columns c0..) through the subgroup's scratch. The
-// fragment is bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression
-// passed straight to coopStore (docs/wgpu-notes.md 7).
-// Each invocation reads all of its share of the scratch (256 / SG values, consecutive
-// invocations on consecutive elements) before it stores any: loops of a constant count, which
-// the driver unrolls, so the reads go out together instead of each store waiting for its read.
-// With one loop of read-then-store whose start depends on the invocation, the epilogue was most
-// of a short-K block's time (H100, BENCHMARKS.md 2026-11-27: 2944×128×9280 85.2 → 70.2 µs,
-// 640×128×14080 35.8 → 29.2, 4096³ 540 → 534).
+// One accumulator fragment to the output (rows r0.., columns c0..) through the subgroup's
+// scratch: `store_share` (in `_c_wide.wgsl` or `_c_ragged.wgsl`) copies it out. The fragment is
+// bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression passed
+// straight to coopStore (docs/wgpu-notes.md 7).
+// Each invocation reads all of its share of the scratch before it stores any: loops of a
+// constant count, which the driver unrolls, so the reads go out together instead of each store
+// waiting for its read. With one loop of read-then-store whose start depends on the invocation,
+// the epilogue was most of a short-K block's time (H100, BENCHMARKS.md 2026-11-27: f16
+// 2944×128×9280 85.3 → 70.0 µs, 640×128×14080 35.7 → 29.2, 4096³ 548 → 544).
 fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     let f = frag;
     coopStoreT(f, &c_s[scratch], FRAG);
     workgroupBarrier();
-    var v: array<f32, LANE_VALUES_MAX>;
-    for (var j = 0u; j < 256u / SG; j++) {
-        v[j] = c_s[scratch + lane + j * SG];
-    }
-    for (var j = 0u; j < 256u / SG; j++) {
-        let e = lane + j * SG;
-        let r = r0 + e / FRAG;
-        let c = c0 + e % FRAG;
-        if (r < cp.m && c < cp.n_out) {
-            cc[out + r * cp.ld + c] = Out(v[j]);
-        }
-    }
+    store_share(scratch, out, r0, c0, lane);
     workgroupBarrier();
 }
 

@@ -7,7 +7,8 @@
 //! ([`super::loads_in_place`]), each vec4 of it from four scalar loads. Shader:
 //! `shaders/matmul_coop.wgsl` after `shaders/matmul_support.wgsl`, then the loads of A
 //! (`shaders/matmul_coop_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
-//! `_b_ragged.wgsl`).
+//! `_b_ragged.wgsl`), then the stores (`_c_wide.wgsl`: a vec4 at a time into C or the partial
+//! products; `_c_ragged.wgsl`: a C of ragged N in one slice of K, element by element).
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
@@ -50,8 +51,9 @@ pub const FRAGMENT: CoopConfig = CoopConfig {
     cr: "f32",
 };
 
-/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
-fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
+/// The kernel with the loads of A and of B and the stores of C (`a_loads`, `b_loads`,
+/// `c_stores`: their WGSL), named `name`.
+fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str, c_stores: &str) -> Module {
     let prelude = types.prelude(true);
     Module {
         shader: Shader::join(
@@ -62,6 +64,7 @@ fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module
                 include_str!("../../../shaders/matmul_coop.wgsl"),
                 a_loads,
                 b_loads,
+                c_stores,
             ],
         ),
         needs: wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
@@ -72,25 +75,28 @@ const A_WIDE: &str = include_str!("../../../shaders/matmul_coop_a_wide.wgsl");
 const A_RAGGED: &str = include_str!("../../../shaders/matmul_coop_a_ragged.wgsl");
 const B_WIDE: &str = include_str!("../../../shaders/matmul_coop_b_wide.wgsl");
 const B_RAGGED: &str = include_str!("../../../shaders/matmul_coop_b_ragged.wgsl");
+const C_WIDE: &str = include_str!("../../../shaders/matmul_coop_c_wide.wgsl");
+const C_RAGGED: &str = include_str!("../../../shaders/matmul_coop_c_ragged.wgsl");
 
-/// Rows of A and B that are multiples of 4 halves: 64-bit loads.
+/// Rows of A and B that are multiples of 4 halves: 64-bit loads; C or the partial products
+/// stored a vec4 at a time.
 pub(crate) fn module(types: Types) -> Module {
-    module_with(types, "matmul_coop", A_WIDE, B_WIDE)
+    module_with(types, "matmul_coop", A_WIDE, B_WIDE, C_WIDE)
 }
 
 /// K and N ragged, read where they lie: four scalar loads per vec4 of each.
 fn module_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged", A_RAGGED, B_RAGGED)
+    module_with(types, "matmul_coop_ragged", A_RAGGED, B_RAGGED, C_WIDE)
 }
 
 /// Only K ragged: A in scalars, B's loads still 64 bits wide.
 fn module_ragged_k(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_k", A_RAGGED, B_WIDE)
+    module_with(types, "matmul_coop_ragged_k", A_RAGGED, B_WIDE, C_WIDE)
 }
 
 /// Only N ragged: B in scalars, A's loads still 64 bits wide.
 fn module_ragged_n(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_n", A_WIDE, B_RAGGED)
+    module_with(types, "matmul_coop_ragged_n", A_WIDE, B_RAGGED, C_WIDE)
 }
 
 /// The module that reads the ragged operands of `reads` in place, the others wide.
@@ -103,6 +109,53 @@ const MODULES: Modules = Modules {
     copied: module,
     in_place: module_in_place,
 };
+
+/// [`module`] for a C of ragged N in one slice of K: stored element by element.
+fn module_store_ragged(types: Types) -> Module {
+    module_with(types, "matmul_coop_c1", A_WIDE, B_WIDE, C_RAGGED)
+}
+
+/// [`module_ragged`] storing C element by element.
+fn module_ragged_store_ragged(types: Types) -> Module {
+    module_with(types, "matmul_coop_ragged_c1", A_RAGGED, B_RAGGED, C_RAGGED)
+}
+
+/// [`module_ragged_k`] storing C element by element: A read in place, B copied.
+fn module_ragged_k_store_ragged(types: Types) -> Module {
+    module_with(types, "matmul_coop_ragged_k_c1", A_RAGGED, B_WIDE, C_RAGGED)
+}
+
+/// [`module_ragged_n`] storing C element by element.
+fn module_ragged_n_store_ragged(types: Types) -> Module {
+    module_with(types, "matmul_coop_ragged_n_c1", A_WIDE, B_RAGGED, C_RAGGED)
+}
+
+/// [`module_in_place`] storing C element by element.
+fn module_in_place_store_ragged(reads: InPlace) -> fn(Types) -> Module {
+    each_operand_wide(
+        reads,
+        module_ragged_store_ragged,
+        module_ragged_k_store_ragged,
+        module_ragged_n_store_ragged,
+    )
+}
+
+/// The main modules where one slice of K stores a C of ragged N.
+const STORE_RAGGED_MODULES: Modules = Modules {
+    copied: module_store_ragged,
+    in_place: module_in_place_store_ragged,
+};
+
+/// The modules besides [`module`]: operands read in place, a C of ragged N, both.
+const OTHER_MODULES: [fn(Types) -> Module; 7] = [
+    module_ragged,
+    module_ragged_k,
+    module_ragged_n,
+    module_store_ragged,
+    module_ragged_store_ragged,
+    module_ragged_k_store_ragged,
+    module_ragged_n_store_ragged,
+];
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -380,14 +433,7 @@ impl Kernel for Coop {
     fn modules(&self) -> Vec<Module> {
         support::types_of(Precision::F16)
             .iter()
-            .flat_map(|t| {
-                [
-                    module(*t),
-                    module_ragged(*t),
-                    module_ragged_k(*t),
-                    module_ragged_n(*t),
-                ]
-            })
+            .flat_map(|t| std::iter::once(module(*t)).chain(OTHER_MODULES.map(|f| f(*t))))
             .collect()
     }
 
@@ -408,13 +454,7 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines(
-            Precision::F16,
-            module,
-            &[module_ragged, module_ragged_k, module_ragged_n],
-            "coop",
-            configs,
-        )
+        support::pipelines(Precision::F16, module, &OTHER_MODULES, "coop", configs)
     }
 
     fn launch<'a>(
@@ -432,14 +472,17 @@ impl Kernel for Coop {
             // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
             // (zeros outside, fig 4.20) for 64-bit loads, or on a skinny product read where it
             // lies (`loads_in_place`, whose figures include this kernel's).
-            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::skinny(shape)).await?;
+            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::skinny(shape))
+                .await?
+                .storing_ragged(STORE_RAGGED_MODULES);
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a
             // whole number of BK slices.
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
-            // One slice stores C directly (the epilogue checks bounds, so no padded columns);
-            // several write f32 partials with rows of n4 for `sum_splits`.
+            // One slice stores C directly (the epilogue checks bounds, so no padded columns; a
+            // ragged N element by element); several write f32 partials with rows of n4 for
+            // `sum_splits`, a vec4 at a time.
             let ld = if splits == 1 { n } else { n4 };
             let params = gpu.uniform(&Params {
                 m,

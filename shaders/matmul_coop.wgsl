@@ -275,7 +275,7 @@ fn group_steps(acc: ptr<function, Acc>, me: u32, sub_row: u32, sub_col: u32, g: 
 // Each invocation reads all of its share of the scratch before it stores any: loops of a
 // constant count, which the driver unrolls, so the reads go out together instead of each store
 // waiting for its read. With one loop of read-then-store whose start depends on the invocation,
-// the epilogue was most of a short-K block's time (H100, BENCHMARKS.md 2026-11-27: f16
+// the epilogue was most of a short-K block's time (H100, BENCHMARKS.md 2026-11-27, call u4: f16
 // 2944×128×9280 85.3 → 70.0 µs, 640×128×14080 35.7 → 29.2, 4096³ 548 → 544).
 fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     let f = frag;

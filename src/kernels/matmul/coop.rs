@@ -120,7 +120,9 @@ fn module_ragged_store_ragged(types: Types) -> Module {
     module_with(types, "matmul_coop_ragged_c1", A_RAGGED, B_RAGGED, C_RAGGED)
 }
 
-/// [`module_ragged_k`] storing C element by element: A read in place, B copied.
+/// [`module_ragged_k`] storing C element by element: A read in place, B copied. Not reached under
+/// this kernel's rule ([`InPlace::skinny`] reads both ragged operands in place or neither); it
+/// completes the set [`each_operand_wide`] chooses from.
 fn module_ragged_k_store_ragged(types: Types) -> Module {
     module_with(types, "matmul_coop_ragged_k_c1", A_RAGGED, B_WIDE, C_RAGGED)
 }

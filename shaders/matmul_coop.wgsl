@@ -272,11 +272,12 @@ fn group_steps(acc: ptr<function, Acc>, me: u32, sub_row: u32, sub_col: u32, g: 
 // scratch: `store_share` (in `_c_wide.wgsl` or `_c_ragged.wgsl`) copies it out. The fragment is
 // bound with `let` first: naga 30's SPIR-V writer panicked on an argument expression passed
 // straight to coopStore (docs/wgpu-notes.md 7).
-// Each invocation reads all of its share of the scratch before it stores any: loops of a
-// constant count, which the driver unrolls, so the reads go out together instead of each store
-// waiting for its read. With one loop of read-then-store whose start depends on the invocation,
-// the epilogue was most of a short-K block's time (H100, BENCHMARKS.md 2026-11-27, call u4: f16
-// 2944×128×9280 85.3 → 70.0 µs, 640×128×14080 35.7 → 29.2, 4096³ 548 → 544).
+// Each invocation reads all of its share of the scratch before it stores any, in loops of a
+// constant count, so that the reads can go out together rather than each store waiting for its
+// read (the likely cause, from the timings; the compiled code was not read). With one loop of
+// read-then-store whose start depends on the invocation, the epilogue was most of a short-K
+// block's time (H100, BENCHMARKS.md 2026-11-27, call u4: f16 2944×128×9280 85.3 → 70.0 µs,
+// 640×128×14080 35.7 → 29.2, 4096³ 548 → 544).
 fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     let f = frag;
     coopStoreT(f, &c_s[scratch], FRAG);

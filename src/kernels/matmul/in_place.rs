@@ -26,12 +26,7 @@ pub const IN_PLACE_UP_TO: u64 = 128;
 /// small-M kernel's) meets the rule.
 pub fn loads_in_place(shape: Shape) -> bool {
     let (m, n) = (shape.m as u64, shape.n as u64);
-    ragged(shape) && m * n <= IN_PLACE_UP_TO * (m + n)
-}
-
-/// Whether K or N is not a multiple of 4: a row of A or of B then starts anywhere.
-pub(crate) fn ragged(shape: Shape) -> bool {
-    !shape.k.is_multiple_of(4) || !shape.n.is_multiple_of(4)
+    InPlace::ragged(shape).any_in_place() && m * n <= IN_PLACE_UP_TO * (m + n)
 }
 
 /// The ragged operands that a main step reads where they lie, each vec4 of them from four scalar
@@ -59,7 +54,8 @@ pub(crate) struct InPlace {
 pub const IN_PLACE_REUSE: u32 = 6;
 
 impl InPlace {
-    /// Every ragged operand of `shape`: A where K is ragged, B where N is.
+    /// Every ragged operand of `shape`: A where K is ragged, B where N is (a row of A or of B
+    /// then starts anywhere).
     pub(crate) fn ragged(shape: Shape) -> InPlace {
         InPlace {
             a: !shape.k.is_multiple_of(4),

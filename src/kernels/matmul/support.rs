@@ -277,8 +277,8 @@ impl<'a> Frame<'a> {
     /// each); the main step from `modules.in_place(reads)` where any is read in place (loads that
     /// take rows of any length), else from `modules.copied`. The pipelined kernel decides each
     /// operand by its reuse ([`InPlace::by_reuse`]), the cooperative kernel both by
-    /// [`super::loads_in_place`], the small-M kernel reads every [`super::in_place::ragged`] shape in place. The padding
-    /// and the final sum always come from `modules.copied`.
+    /// [`super::loads_in_place`], the small-M kernel reads every ragged operand in place
+    /// ([`InPlace::ragged`]). The padding and the final sum always come from `modules.copied`.
     pub(crate) async fn new(
         gpu: &Gpu,
         modules: Modules,

@@ -15,13 +15,13 @@
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
-use super::in_place::{each_operand_wide, InPlace};
-use super::support::{self, block_reuse, round4, Frame, Modules, Types};
+use super::in_place::InPlace;
+use super::source::{Forms, Source};
+use super::support::{block_reuse, round4, Frame};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
-use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work};
 use crate::{Error, Gpu, Result};
 
@@ -51,113 +51,28 @@ pub const FRAGMENT: CoopConfig = CoopConfig {
     cr: "f32",
 };
 
-/// The kernel with the loads of A and of B and the stores of C (`a_loads`, `b_loads`,
-/// `c_stores`: their WGSL), named `name`.
-fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str, c_stores: &str) -> Module {
-    let prelude = types.prelude(true);
-    Module {
-        shader: Shader::join(
-            types.module_name(name),
-            &[
-                &prelude,
-                support::SOURCE,
-                include_str!("../../../shaders/matmul_coop.wgsl"),
-                a_loads,
-                b_loads,
-                c_stores,
-            ],
-        ),
-        needs: wgpu::Features::SHADER_F16 | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
-    }
-}
-
-const A_WIDE: &str = include_str!("../../../shaders/matmul_coop_a_wide.wgsl");
-const A_RAGGED: &str = include_str!("../../../shaders/matmul_coop_a_ragged.wgsl");
-const B_WIDE: &str = include_str!("../../../shaders/matmul_coop_b_wide.wgsl");
-const B_RAGGED: &str = include_str!("../../../shaders/matmul_coop_b_ragged.wgsl");
-const C_WIDE: &str = include_str!("../../../shaders/matmul_coop_c_wide.wgsl");
-const C_RAGGED: &str = include_str!("../../../shaders/matmul_coop_c_ragged.wgsl");
-
-/// Rows of A and B that are multiples of 4 halves: 64-bit loads; C or the partial products
-/// stored a vec4 at a time.
-pub(crate) fn module(types: Types) -> Module {
-    module_with(types, "matmul_coop", A_WIDE, B_WIDE, C_WIDE)
-}
-
-/// K and N ragged, read where they lie: four scalar loads per vec4 of each.
-fn module_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged", A_RAGGED, B_RAGGED, C_WIDE)
-}
-
-/// Only K ragged: A in scalars, B's loads still 64 bits wide.
-fn module_ragged_k(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_k", A_RAGGED, B_WIDE, C_WIDE)
-}
-
-/// Only N ragged: B in scalars, A's loads still 64 bits wide.
-fn module_ragged_n(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_n", A_WIDE, B_RAGGED, C_WIDE)
-}
-
-/// The module that reads the ragged operands of `reads` in place, the others wide.
-fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
-}
-
-/// The main modules, for operands copied into rows of 4 or read in place.
-const MODULES: Modules = Modules {
-    copied: module,
-    in_place: module_in_place,
+/// The kernel's shader in parts: `matmul_coop.wgsl`, the loads of A and of B (64 bits wide, or a
+/// ragged operand read in place in scalars) and the stores of C or of split-K's partials (a vec4
+/// at a time, or element by element for a C of ragged N in one slice of K). Of its eight forms,
+/// `_ragged_k_c1` (A read in place, B copied, C element by element) is not reached under this
+/// kernel's rule ([`InPlace::skinny`] reads both ragged operands in place or neither).
+static SOURCE: Source = Source {
+    name: "matmul_coop",
+    main: include_str!("../../../shaders/matmul_coop.wgsl"),
+    a: Forms {
+        wide: include_str!("../../../shaders/matmul_coop_a_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_coop_a_ragged.wgsl"),
+    },
+    b: Forms {
+        wide: include_str!("../../../shaders/matmul_coop_b_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_coop_b_ragged.wgsl"),
+    },
+    c: Some(Forms {
+        wide: include_str!("../../../shaders/matmul_coop_c_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_coop_c_ragged.wgsl"),
+    }),
+    coop: true,
 };
-
-/// [`module`] for a C of ragged N in one slice of K: stored element by element.
-fn module_store_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_c1", A_WIDE, B_WIDE, C_RAGGED)
-}
-
-/// [`module_ragged`] storing C element by element.
-fn module_ragged_store_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_c1", A_RAGGED, B_RAGGED, C_RAGGED)
-}
-
-/// [`module_ragged_k`] storing C element by element: A read in place, B copied. Not reached under
-/// this kernel's rule ([`InPlace::skinny`] reads both ragged operands in place or neither); it
-/// completes the set [`each_operand_wide`] chooses from.
-fn module_ragged_k_store_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_k_c1", A_RAGGED, B_WIDE, C_RAGGED)
-}
-
-/// [`module_ragged_n`] storing C element by element.
-fn module_ragged_n_store_ragged(types: Types) -> Module {
-    module_with(types, "matmul_coop_ragged_n_c1", A_WIDE, B_RAGGED, C_RAGGED)
-}
-
-/// [`module_in_place`] storing C element by element.
-fn module_in_place_store_ragged(reads: InPlace) -> fn(Types) -> Module {
-    each_operand_wide(
-        reads,
-        module_ragged_store_ragged,
-        module_ragged_k_store_ragged,
-        module_ragged_n_store_ragged,
-    )
-}
-
-/// The main modules where one slice of K stores a C of ragged N.
-const STORE_RAGGED_MODULES: Modules = Modules {
-    copied: module_store_ragged,
-    in_place: module_in_place_store_ragged,
-};
-
-/// The modules besides [`module`]: operands read in place, a C of ragged N, both.
-const OTHER_MODULES: [fn(Types) -> Module; 7] = [
-    module_ragged,
-    module_ragged_k,
-    module_ragged_n,
-    module_store_ragged,
-    module_ragged_store_ragged,
-    module_ragged_k_store_ragged,
-    module_ragged_n_store_ragged,
-];
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -433,10 +348,7 @@ impl Kernel for Coop {
     }
 
     fn modules(&self) -> Vec<Module> {
-        support::types_of(Precision::F16)
-            .iter()
-            .flat_map(|t| std::iter::once(module(*t)).chain(OTHER_MODULES.map(|f| f(*t))))
-            .collect()
+        SOURCE.modules(Precision::F16)
     }
 
     fn pipelines(&self, planner: &Planner, caps: &Caps) -> Vec<PipelineUse> {
@@ -456,7 +368,7 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        support::pipelines(Precision::F16, module, &OTHER_MODULES, "coop", configs)
+        SOURCE.pipelines(Precision::F16, "coop", &configs)
     }
 
     fn launch<'a>(
@@ -474,9 +386,7 @@ impl Kernel for Coop {
             // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
             // (zeros outside, fig 4.20) for 64-bit loads, or on a skinny product read where it
             // lies (`loads_in_place`, whose figures include this kernel's).
-            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::skinny(shape))
-                .await?
-                .storing_ragged(STORE_RAGGED_MODULES);
+            let mut frame = Frame::new(gpu, &SOURCE, io, shape, InPlace::skinny(shape)).await?;
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);
             // The plan's split of K (by waves of the workgroups resident at once), each split a

@@ -9,13 +9,13 @@
 //! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
 
-use super::in_place::{each_operand_wide, InPlace};
+use super::in_place::InPlace;
+use super::source::{Form, Forms, Source};
 use super::splits;
-use super::support::{self, round4, Frame, Modules, Types};
+use super::support::{self, round4, Frame};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
-use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling};
 use crate::{Gpu, Result};
 
@@ -29,59 +29,21 @@ pub fn rows_per_invocation(m: u32) -> u32 {
     m.clamp(1, MB).next_power_of_two()
 }
 
-/// The kernel with the loads of A and of B (`a_loads`, `b_loads`: their WGSL), named `name`.
-fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str) -> Module {
-    let prelude = types.prelude(false);
-    Module {
-        shader: Shader::join(
-            types.module_name(name),
-            &[
-                &prelude,
-                support::SOURCE,
-                include_str!("../../../shaders/matmul_gemv.wgsl"),
-                a_loads,
-                b_loads,
-            ],
-        ),
-        needs: types.needs(),
-    }
-}
-
-const A_WIDE: &str = include_str!("../../../shaders/matmul_gemv_a_wide.wgsl");
-const A_RAGGED: &str = include_str!("../../../shaders/matmul_gemv_a_ragged.wgsl");
-const B_WIDE: &str = include_str!("../../../shaders/matmul_gemv_b_wide.wgsl");
-const B_RAGGED: &str = include_str!("../../../shaders/matmul_gemv_b_ragged.wgsl");
-
-/// Rows of A and B that are multiples of 4: 128-bit loads.
-fn module(types: Types) -> Module {
-    module_with(types, "matmul_gemv", A_WIDE, B_WIDE)
-}
-
-/// K and N ragged: four scalar loads per vec4 of each.
-fn module_ragged(types: Types) -> Module {
-    module_with(types, "matmul_gemv_ragged", A_RAGGED, B_RAGGED)
-}
-
-/// Only K ragged: A in scalars, B's loads still 128 bits wide.
-fn module_ragged_k(types: Types) -> Module {
-    module_with(types, "matmul_gemv_ragged_k", A_RAGGED, B_WIDE)
-}
-
-/// Only N ragged: B in scalars, A's loads still 128 bits wide.
-fn module_ragged_n(types: Types) -> Module {
-    module_with(types, "matmul_gemv_ragged_n", A_WIDE, B_RAGGED)
-}
-
-/// The module that reads the ragged operands of `reads` in place, the others wide.
-fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
-}
-
-/// The main modules, for operands copied into rows of 4 (only where a caller forces a larger
-/// block) or read in place.
-const MODULES: Modules = Modules {
-    copied: module,
-    in_place: module_in_place,
+/// The kernel's shader in parts: `matmul_gemv.wgsl` and the loads of A and of B (128 bits wide, or
+/// a ragged operand read in place in scalars); it stores C or its partials itself.
+static SOURCE: Source = Source {
+    name: "matmul_gemv",
+    main: include_str!("../../../shaders/matmul_gemv.wgsl"),
+    a: Forms {
+        wide: include_str!("../../../shaders/matmul_gemv_a_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_gemv_a_ragged.wgsl"),
+    },
+    b: Forms {
+        wide: include_str!("../../../shaders/matmul_gemv_b_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_gemv_b_ragged.wgsl"),
+    },
+    c: None,
+    coop: false,
 };
 
 #[repr(C)]
@@ -240,17 +202,7 @@ impl Kernel for Gemv {
     }
 
     fn modules(&self) -> Vec<Module> {
-        support::types_of(self.0)
-            .iter()
-            .flat_map(|t| {
-                [
-                    module(*t),
-                    module_ragged(*t),
-                    module_ragged_k(*t),
-                    module_ragged_n(*t),
-                ]
-            })
-            .collect()
+        SOURCE.modules(self.0)
     }
 
     fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
@@ -266,20 +218,22 @@ impl Kernel for Gemv {
                     precision: self.0,
                 };
                 let configs = fitting(planner, &t);
-                let mut all = support::pipelines(
-                    self.0,
-                    module,
-                    &[module_ragged, module_ragged_k, module_ragged_n],
-                    "gemv",
-                    configs.clone(),
-                );
+                let mut all = SOURCE.pipelines(self.0, "gemv", &configs);
                 // The splits summed in the launch: one row (MR = 1), N a multiple of 4, K
                 // ragged or not.
                 if p > 0 {
                     return all;
                 }
                 all.extend(support::types_of(self.0).iter().flat_map(|types| {
-                    let mains = [module(*types), module_ragged_k(*types)];
+                    // K ragged: A read in place.
+                    let ragged_k = Form {
+                        reads: InPlace { a: true, b: false },
+                        store_ragged: false,
+                    };
+                    let mains = [
+                        SOURCE.module(*types, Form::WIDE),
+                        SOURCE.module(*types, ragged_k),
+                    ];
                     let configs = &configs;
                     mains.into_iter().flat_map(move |main| {
                         configs
@@ -310,7 +264,7 @@ impl Kernel for Gemv {
             // rows) meets the rule (`loads_in_place`), and a larger one forced here is read in
             // place too: B's wide loads take rows of 4 up to K (matmul_gemv_b_wide.wgsl), which
             // A copied alone would carry past B's last row.
-            let mut frame = Frame::new(gpu, MODULES, io, shape, InPlace::ragged(shape)).await?;
+            let mut frame = Frame::new(gpu, &SOURCE, io, shape, InPlace::ragged(shape)).await?;
             let col_groups = (n4 / 4).div_ceil(wx);
             let row_blocks = m.div_ceil(plan.constant("MR"));
             // The plan's split of K (see `split_k` among the candidates), each split a multiple of

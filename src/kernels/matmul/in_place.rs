@@ -1,11 +1,10 @@
 //! Which ragged operands a fast variant reads where they lie and which it copies into rows of 4
 //! first (the `pad` pass in `support.rs`): a skinny product reads both in place
 //! ([`loads_in_place`]); the pipelined kernel decides each operand by how many blocks read it
-//! ([`IN_PLACE_REUSE`]); and the modules that read them ([`each_operand_wide`]).
+//! ([`IN_PLACE_REUSE`]). The modules that read them are forms of each kernel's
+//! [`super::source::Source`].
 
-use super::support::Types;
 use super::Shape;
-use crate::kernels::Module;
 
 /// `M·N/(M+N)` up to which a ragged product is read in place ([`loads_in_place`]).
 pub const IN_PLACE_UP_TO: u64 = 128;
@@ -88,22 +87,6 @@ impl InPlace {
     /// Whether any operand is read in place.
     pub(crate) fn any_in_place(self) -> bool {
         self.a || self.b
-    }
-}
-
-/// Of a kernel's modules that read ragged operands in place, the one for `reads`: each operand
-/// read wide where it is not read in place: `ragged` (both operands in scalars), `ragged_k` (A in
-/// scalars, B wide) or `ragged_n` (A wide, B in scalars).
-pub(crate) fn each_operand_wide(
-    reads: InPlace,
-    ragged: fn(Types) -> Module,
-    ragged_k: fn(Types) -> Module,
-    ragged_n: fn(Types) -> Module,
-) -> fn(Types) -> Module {
-    match (reads.a, reads.b) {
-        (false, true) => ragged_n,
-        (true, false) => ragged_k,
-        _ => ragged,
     }
 }
 

@@ -19,6 +19,7 @@ mod in_place;
 pub mod naive;
 pub mod pipelined;
 mod select;
+mod source;
 mod splits;
 mod support;
 pub mod tiled;

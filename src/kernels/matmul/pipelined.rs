@@ -22,138 +22,39 @@
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
 //! with SHADER_F16 and no cooperative matrices.
 
-use super::in_place::{each_operand_wide, InPlace};
-use super::support::{self, round4, Frame, Modules, Types};
+use super::in_place::InPlace;
+use super::source::{Form, Forms, Source};
+use super::support::{self, round4, Frame};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
-use crate::pipeline::Shader;
 use crate::plan::{
     cdiv, KernelUse, LastWave, Plan, Planner, Scoring, Sharing, Spec, SplitK, Tiling, Work,
     SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
 };
 use crate::{Gpu, Result};
 
-/// The kernel with the loads of A and of B and the stores of its output (`a_loads`, `b_loads`,
-/// `c_stores`: their WGSL), named `name`.
-fn module_with(types: Types, name: &str, a_loads: &str, b_loads: &str, c_stores: &str) -> Module {
-    let prelude = types.prelude(false);
-    Module {
-        shader: Shader::join(
-            types.module_name(name),
-            &[
-                &prelude,
-                support::SOURCE,
-                include_str!("../../../shaders/matmul_pipelined.wgsl"),
-                a_loads,
-                b_loads,
-                c_stores,
-            ],
-        ),
-        needs: types.needs(),
-    }
-}
-
-const A_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_a_wide.wgsl");
-const A_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_a_ragged.wgsl");
-const B_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_b_wide.wgsl");
-const B_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_b_ragged.wgsl");
-const C_WIDE: &str = include_str!("../../../shaders/matmul_pipelined_c_wide.wgsl");
-const C_RAGGED: &str = include_str!("../../../shaders/matmul_pipelined_c_ragged.wgsl");
-
-/// Rows of A and B that are multiples of 4: 128-bit loads.
-fn module(types: Types) -> Module {
-    module_with(types, "matmul_pipelined", A_WIDE, B_WIDE, C_WIDE)
-}
-
-/// K and N ragged, read in place: four scalar loads per vec4 of each.
-fn module_ragged(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged", A_RAGGED, B_RAGGED, C_WIDE)
-}
-
-/// Only K ragged, read in place: A in scalars, B's loads still 128 bits wide.
-fn module_ragged_k(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged_k", A_RAGGED, B_WIDE, C_WIDE)
-}
-
-/// Only N ragged, read in place: B in scalars, A's loads still 128 bits wide.
-fn module_ragged_n(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_ragged_n", A_WIDE, B_RAGGED, C_WIDE)
-}
-
-/// The module that reads the ragged operands of `reads` in place, the others wide.
-fn module_in_place(reads: InPlace) -> fn(Types) -> Module {
-    each_operand_wide(reads, module_ragged, module_ragged_k, module_ragged_n)
-}
-
-/// The main modules, for operands copied into rows of 4 or read in place.
-const MODULES: Modules = Modules {
-    copied: module,
-    in_place: module_in_place,
+/// The kernel's shader in parts: `matmul_pipelined.wgsl`, the loads of A and of B (128 bits wide,
+/// or a ragged operand read in place in scalars) and the stores of its output (vec4s into C or
+/// split-K's partials, or, where one slice of K writes a C of ragged N, straight into C, in order
+/// through workgroup memory).
+static SOURCE: Source = Source {
+    name: "matmul_pipelined",
+    main: include_str!("../../../shaders/matmul_pipelined.wgsl"),
+    a: Forms {
+        wide: include_str!("../../../shaders/matmul_pipelined_a_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_pipelined_a_ragged.wgsl"),
+    },
+    b: Forms {
+        wide: include_str!("../../../shaders/matmul_pipelined_b_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_pipelined_b_ragged.wgsl"),
+    },
+    c: Some(Forms {
+        wide: include_str!("../../../shaders/matmul_pipelined_c_wide.wgsl"),
+        ragged: include_str!("../../../shaders/matmul_pipelined_c_ragged.wgsl"),
+    }),
+    coop: false,
 };
-
-/// A ragged N in one slice of K, the ragged operands copied into rows of 4: C stored straight,
-/// in order, through workgroup memory (`matmul_pipelined_c_ragged.wgsl`).
-fn module_store_ragged(types: Types) -> Module {
-    module_with(types, "matmul_pipelined_c1", A_WIDE, B_WIDE, C_RAGGED)
-}
-
-/// [`module_ragged`] storing C straight.
-fn module_ragged_store_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_pipelined_ragged_c1",
-        A_RAGGED,
-        B_RAGGED,
-        C_RAGGED,
-    )
-}
-
-/// [`module_ragged_n`] storing C straight.
-fn module_ragged_n_store_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_pipelined_ragged_n_c1",
-        A_WIDE,
-        B_RAGGED,
-        C_RAGGED,
-    )
-}
-
-/// [`module_ragged_k`] storing C straight: A read in place, B copied.
-fn module_ragged_k_store_ragged(types: Types) -> Module {
-    module_with(
-        types,
-        "matmul_pipelined_ragged_k_c1",
-        A_RAGGED,
-        B_WIDE,
-        C_RAGGED,
-    )
-}
-
-/// [`module_in_place`] storing C straight.
-fn module_in_place_store_ragged(reads: InPlace) -> fn(Types) -> Module {
-    each_operand_wide(
-        reads,
-        module_ragged_store_ragged,
-        module_ragged_k_store_ragged,
-        module_ragged_n_store_ragged,
-    )
-}
-
-/// The main modules where one slice of K stores a C of ragged N straight.
-const STORE_RAGGED_MODULES: Modules = Modules {
-    copied: module_store_ragged,
-    in_place: module_in_place_store_ragged,
-};
-
-/// The modules that store C element by element.
-const STORE_RAGGED: [fn(Types) -> Module; 4] = [
-    module_store_ragged,
-    module_ragged_store_ragged,
-    module_ragged_k_store_ragged,
-    module_ragged_n_store_ragged,
-];
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -388,19 +289,7 @@ impl Kernel for Pipelined {
     }
 
     fn modules(&self) -> Vec<Module> {
-        support::types_of(self.0)
-            .iter()
-            .flat_map(|t| {
-                [
-                    module(*t),
-                    module_ragged(*t),
-                    module_ragged_k(*t),
-                    module_ragged_n(*t),
-                ]
-                .into_iter()
-                .chain(STORE_RAGGED.map(|f| f(*t)))
-            })
-            .collect()
+        SOURCE.modules(self.0)
     }
 
     fn pipelines(&self, planner: &Planner, _: &Caps) -> Vec<PipelineUse> {
@@ -412,24 +301,10 @@ impl Kernel for Pipelined {
             },
         };
         let configs = fitting(planner, &t);
-        let mut all = support::pipelines(
-            self.0,
-            module,
-            &[
-                module_ragged,
-                module_ragged_k,
-                module_ragged_n,
-                module_store_ragged,
-                module_ragged_store_ragged,
-                module_ragged_k_store_ragged,
-                module_ragged_n_store_ragged,
-            ],
-            "pipelined",
-            configs.clone(),
-        );
+        let mut all = SOURCE.pipelines(self.0, "pipelined", &configs);
         // Stream-K's two entries at every block (K and N multiples of 4 only).
         for types in support::types_of(self.0) {
-            let m = module(*types);
+            let m = SOURCE.module(*types, Form::WIDE);
             for c in &configs {
                 for entry in [
                     "pipelined_sk",
@@ -461,9 +336,7 @@ impl Kernel for Pipelined {
             // (`InPlace::by_reuse`), each operand wide where its rows allow. Either way the
             // kernel reads K and N as they are.
             let reads = InPlace::by_reuse(shape, bm, bn);
-            let mut frame = Frame::new(gpu, MODULES, io, shape, reads)
-                .await?
-                .storing_ragged(STORE_RAGGED_MODULES);
+            let mut frame = Frame::new(gpu, &SOURCE, io, shape, reads).await?;
             let (lda, ldb) = frame.row_lengths();
             let tiles_x = n4.div_ceil(bn);
             let tiles = tiles_x * m.div_ceil(bm);

@@ -7,6 +7,7 @@
 //! the prelude that names its element types ([`Types`]).
 
 use super::in_place::InPlace;
+use super::source::{Form, Source};
 use super::splits::{sum_splits, Output};
 use super::{Precision, Shape};
 use crate::buffer::DeviceBuffer;
@@ -209,36 +210,6 @@ pub(crate) async fn pad_operands(
     Ok((pa, pb))
 }
 
-/// Every pipeline a fast variant with `elem` operands can launch: its `entry` at each of
-/// `configs` (the planner's fitting candidates) from `module` and from each of `ragged` (the
-/// modules that read a ragged K or N where it lies), and the support passes, for each output
-/// type.
-pub(crate) fn pipelines(
-    elem: Precision,
-    module: fn(Types) -> crate::kernels::Module,
-    ragged: &[fn(Types) -> crate::kernels::Module],
-    entry: &str,
-    configs: Vec<Vec<(String, f64)>>,
-) -> Vec<crate::kernels::PipelineUse> {
-    use crate::kernels::PipelineUse;
-    let mut all = Vec::new();
-    for types in types_of(elem) {
-        let m = module(*types);
-        let others: Vec<_> = ragged.iter().map(|r| r(*types)).collect();
-        for main in std::iter::once(&m).chain(&others) {
-            all.extend(
-                configs
-                    .iter()
-                    .map(|c| PipelineUse::new(main, entry, c.clone())),
-            );
-        }
-        all.push(PipelineUse::new(&m, "pad", vec![]));
-        all.push(PipelineUse::new(&m, "sum_splits", vec![]));
-        all.push(PipelineUse::new(&m, "sum_splits4", vec![]));
-    }
-    all
-}
-
 /// What the fast variants' launches share, around their own main step: a ragged K or N read in
 /// place (`in_place.rs`) or the operand it misaligns copied into rows of 4 elements first, the
 /// output (C itself, or f32 split-K partials that `sum_splits` adds into C), and the
@@ -246,56 +217,39 @@ pub(crate) fn pipelines(
 pub(crate) struct Frame<'a> {
     io: super::Operands<'a>,
     shape: Shape,
-    /// The main step's module.
-    main: fn(Types) -> crate::kernels::Module,
+    /// The kernel's shader in parts.
+    source: &'static Source,
+    /// The ragged operands read where they lie.
+    reads: InPlace,
     /// The module with the call's element types (padding and the final sum).
     shader: Shader,
     steps: Vec<Step>,
-    /// The ragged operands read where they lie.
-    reads: InPlace,
     padded: (Option<Padded>, Option<Padded>),
     out: Option<Output>,
     splits: u32,
-    /// The main step's module where one slice of K stores a C of ragged N straight, element by
-    /// element ([`Frame::storing_ragged`]); without it such a C is written as a padded partial product
-    /// and copied.
-    store_ragged: Option<fn(Types) -> crate::kernels::Module>,
-}
-
-/// A fast variant's main modules: `copied`, whose loads are 4 elements wide (a ragged operand
-/// comes to it copied into rows of 4), and `in_place`, the module for ragged operands read where
-/// they lie (loads that take rows of any length; [`super::in_place::each_operand_wide`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Modules {
-    pub(crate) copied: fn(Types) -> crate::kernels::Module,
-    pub(crate) in_place: fn(InPlace) -> fn(Types) -> crate::kernels::Module,
 }
 
 impl<'a> Frame<'a> {
     /// The operands of `shape` as the main step reads them: the ragged operands of `reads` as
     /// they are, the others copied into rows of 4 (A where K is ragged, B where N is; a step
-    /// each); the main step from `modules.in_place(reads)` where any is read in place (loads that
-    /// take rows of any length), else from `modules.copied`. The pipelined kernel decides each
-    /// operand by its reuse ([`InPlace::by_reuse`]), the cooperative kernel both by
-    /// [`super::loads_in_place`], the small-M kernel reads every ragged operand in place
-    /// ([`InPlace::ragged`]). The padding and the final sum always come from `modules.copied`.
+    /// each); the main step from `source`'s module that reads those in place and the rest wide.
+    /// The pipelined kernel decides each operand by its reuse ([`InPlace::by_reuse`]), the
+    /// cooperative kernel both by [`super::loads_in_place`], the small-M kernel reads every ragged
+    /// operand in place ([`InPlace::ragged`]). The padding and the final sum always come from the
+    /// wide form.
     pub(crate) async fn new(
         gpu: &Gpu,
-        modules: Modules,
+        source: &'static Source,
         io: super::Operands<'a>,
         shape: Shape,
         reads: InPlace,
     ) -> Result<Frame<'a>> {
-        let Modules {
-            copied: module,
-            in_place,
-        } = modules;
         let ragged = InPlace::ragged(shape);
         let reads = InPlace {
             a: reads.a && ragged.a,
             b: reads.b && ragged.b,
         };
-        let shader = module(io.types).shader;
+        let shader = source.module(io.types, Form::WIDE).shader;
         let mut steps = Vec::new();
         let padded = pad_operands(
             gpu,
@@ -307,22 +261,16 @@ impl<'a> Frame<'a> {
             &mut steps,
         )
         .await?;
-        let main = if reads.any_in_place() {
-            in_place(reads)
-        } else {
-            module
-        };
         Ok(Frame {
             io,
             shape,
-            main,
+            source,
+            reads,
             shader,
             steps,
-            reads,
             padded,
             out: None,
             splits: 1,
-            store_ragged: None,
         })
     }
 
@@ -334,22 +282,11 @@ impl<'a> Frame<'a> {
         (copied(&self.padded.0, k), copied(&self.padded.1, n))
     }
 
-    /// For a kernel that can store a C of ragged N straight (element by element): its
-    /// main modules of that kind, for the operands copied or read in place. [`Frame::output`]
-    /// then takes rows of N for one slice of K.
-    pub(crate) fn storing_ragged(mut self, modules: Modules) -> Frame<'a> {
-        self.store_ragged = Some(if self.reads.any_in_place() {
-            (modules.in_place)(self.reads)
-        } else {
-            modules.copied
-        });
-        self
-    }
-
     /// Where the main step writes for `splits` slices of K with output rows of `ld` elements
     /// (C directly when there is one slice and `ld` is C's N, which is ragged only for a kernel
-    /// [`Frame::storing_ragged`]): A, B, that output, and the module to launch the main step from
-    /// (its output type f32 when it writes partials).
+    /// with stores of its own, [`Source::c`]: it stores such a C element by element): A, B, that
+    /// output, and the module to launch the main step from (its output type f32 when it writes
+    /// partials).
     pub(crate) async fn output(
         &mut self,
         gpu: &Gpu,
@@ -360,13 +297,23 @@ impl<'a> Frame<'a> {
         self.splits = splits;
         self.out = Some(Output::new(gpu, m, n, ld, splits).await?);
         let (a, b) = self.operands();
-        let main = match self.store_ragged {
-            Some(ragged) if !n.is_multiple_of(4) => ragged,
-            _ => self.main,
+        let (source, types, reads) = (self.source, self.io.types, self.reads);
+        let form = |store_ragged| Form {
+            reads,
+            store_ragged,
         };
         Ok(match self.out.as_ref().expect("set above") {
-            Output::Direct => (a, b, self.io.c, main(self.io.types).shader),
-            Output::Partials(p) => (a, b, p.bind(), (self.main)(self.io.types.partials()).shader),
+            // A C of ragged N stored element by element by a kernel with stores of its own.
+            Output::Direct => {
+                let ragged = source.c.is_some() && !n.is_multiple_of(4);
+                (a, b, self.io.c, source.module(types, form(ragged)).shader)
+            }
+            Output::Partials(p) => (
+                a,
+                b,
+                p.bind(),
+                source.module(types.partials(), form(false)).shader,
+            ),
         })
     }
 
@@ -386,7 +333,16 @@ impl<'a> Frame<'a> {
         self.splits = splits;
         self.out = Some(Output::Direct);
         let (a, b) = self.operands();
-        (a, b, self.io.c, (self.main)(self.io.types).shader)
+        let form = Form {
+            reads: self.reads,
+            store_ragged: false,
+        };
+        (
+            a,
+            b,
+            self.io.c,
+            self.source.module(self.io.types, form).shader,
+        )
     }
 
     /// The launch: the padding, `main` (the plan's step), the sum of the partials into C; the

@@ -42,7 +42,8 @@
 // multiple of 4 (`matmul_coop_c_wide.wgsl`: C where N is a multiple of 4, and the partial
 // products), else element by element (`_c_ragged.wgsl`: a C of ragged N in one slice).
 // Split-K as in the pipelined kernel: copy s of the output blocks multiplies the slice
-// [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`.
+// [s·k_split, (s+1)·k_split) of K into its own f32 partial product, summed by `sum_splits`; or
+// even shares (`coop_stream`, `stream_fixup`), where the blocks fall short of whole waves.
 // The global loads are joined after this file, one file for A (`a_origin`, `fetch_a`,
 // `load_a_edge`) and one for B (`b_origin`, `fetch_b`, `load_b_edge`): `matmul_coop_a_wide.wgsl`
 // where K is a multiple of 4 and `matmul_coop_b_wide.wgsl` where N is (every load 64 bits wide;
@@ -60,12 +61,17 @@ struct CoopParams {
     splits: u32,
     n_out: u32,    // columns of C to store (<= n)
     ld: u32,       // row length of the output (C's N, or the partials' row)
-    _p0: u32,
-    _p1: u32,
+    // Even shares (`coop_stream`, `stream_fixup`): this many workgroups, each block's K counted
+    // in this many slices.
+    sh_workgroups: u32,
+    sh_units: u32,
     _p2: u32,
 }
 
 @group(0) @binding(3) var<uniform> cp: CoopParams;
+// Even shares' partial blocks: two of BM×BN f32 per workgroup (its share's first and last piece),
+// summed into C by `stream_fixup`.
+@group(0) @binding(4) var<storage, read_write> sh_part: array<f32>;
 
 override BM: u32 = 128u;  // rows of the workgroup's block of C
 override BN: u32 = 128u;  // columns of the block
@@ -286,29 +292,10 @@ fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: 
     workgroupBarrier();
 }
 
-@compute @workgroup_size(INVOCATIONS)
-fn coop(@builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) me: u32) {
-    let t = wid.x + wid.y * nwg.x;
-    let split = t / cp.tiles;
-    let tile = t % cp.tiles;
-    if (split >= cp.splits) {
-        return;  // past the last split (the 2-D fold rounds up): the whole workgroup leaves
-    }
-    let row0 = (tile / cp.tiles_x) * BM;
-    let col0 = (tile % cp.tiles_x) * BN;
-    let k_begin = min(split * cp.k_split, cp.k);
-    let k_end = min(k_begin + cp.k_split, cp.k);
+// The block's multiply-adds over K from k_begin to k_end into the subgroup's accumulators.
+fn block(acc: ptr<function, Acc>, me: u32, row0: u32, col0: u32, k_begin: u32, k_end: u32,
+         sub_row: u32, sub_col: u32) {
     let slices = (k_end - k_begin + BK - 1u) / BK;
-
-    let sub = me / SG;     // this invocation's subgroup
-    let lane = me % SG;
-    let sub_row = (sub / SUBGROUPS_N) * WM;
-    let sub_col = (sub % SUBGROUPS_N) * WN;
-
-    let zero = coop_mat16x16<f32, C>();
-    var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
     if (GROUP == 4u) {
         // In groups of four slices (the blocks for few columns, where the product is bound by
         // reading A, and those for few rows, 32×512 over deep splits among them, bound by reading
@@ -336,12 +323,12 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         var s = 0u;
         for (; s + 8u <= inside; s += 4u) {
             let ahead = fetch_group(o, k_begin + (s + 4u) * BK);
-            group_steps(&acc, me, sub_row, sub_col, group, ahead.s0);
+            group_steps(acc, me, sub_row, sub_col, group, ahead.s0);
             group = ahead;
         }
         for (; s < slices; s += 4u) {
             let ahead = fetch_group_edge(me, row0, col0, k_begin + (s + 4u) * BK, k_end);
-            group_steps(&acc, me, sub_row, sub_col, group, ahead.s0);
+            group_steps(acc, me, sub_row, sub_col, group, ahead.s0);
             group = ahead;
         }
     } else {
@@ -361,27 +348,151 @@ fn coop(@builtin(workgroup_id) wid: vec3<u32>,
         var s = 0u;
         for (; s + 2u < inside; s++) {
             let ahead = fetch(o, k_begin + (s + 2u) * BK);
-            step(&acc, s % 2u, me, sub_row, sub_col, next);
+            step(acc, s % 2u, me, sub_row, sub_col, next);
             next = ahead;
         }
         for (; s < slices; s++) {
             let ahead = fetch_edge(me, row0, col0, k_begin + (s + 2u) * BK, k_end);
-            step(&acc, s % 2u, me, sub_row, sub_col, next);
+            step(acc, s % 2u, me, sub_row, sub_col, next);
             next = ahead;
         }
     }
 
+}
+
+// The subgroup's accumulators into the output at rows r0.., columns c0.., each fragment through
+// the subgroup's scratch (`store_frag`), with bounds checks.
+fn store_acc(acc: ptr<function, Acc>, out: u32, r0: u32, c0: u32, scratch: u32, lane: u32) {
+    store_frag((*acc).c00, scratch, out, r0, c0, lane);
+    store_frag((*acc).c01, scratch, out, r0, c0 + 1u * FRAG, lane);
+    store_frag((*acc).c02, scratch, out, r0, c0 + 2u * FRAG, lane);
+    store_frag((*acc).c03, scratch, out, r0, c0 + 3u * FRAG, lane);
+    store_frag((*acc).c10, scratch, out, r0 + FRAG, c0, lane);
+    store_frag((*acc).c11, scratch, out, r0 + FRAG, c0 + 1u * FRAG, lane);
+    store_frag((*acc).c12, scratch, out, r0 + FRAG, c0 + 2u * FRAG, lane);
+    store_frag((*acc).c13, scratch, out, r0 + FRAG, c0 + 3u * FRAG, lane);
+}
+
+@compute @workgroup_size(INVOCATIONS)
+fn coop(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) me: u32) {
+    let t = wid.x + wid.y * nwg.x;
+    let split = t / cp.tiles;
+    let tile = t % cp.tiles;
+    if (split >= cp.splits) {
+        return;  // past the last split (the 2-D fold rounds up): the whole workgroup leaves
+    }
+    let row0 = (tile / cp.tiles_x) * BM;
+    let col0 = (tile % cp.tiles_x) * BN;
+    let k_begin = min(split * cp.k_split, cp.k);
+    let k_end = min(k_begin + cp.k_split, cp.k);
+
+    let sub = me / SG;     // this invocation's subgroup
+    let lane = me % SG;
+    let sub_row = (sub / SUBGROUPS_N) * WM;
+    let sub_col = (sub % SUBGROUPS_N) * WN;
+
+    let zero = coop_mat16x16<f32, C>();
+    var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
+    block(&acc, me, row0, col0, k_begin, k_end, sub_row, sub_col);
     // Epilogue: each fragment through the subgroup's scratch, then to C with bounds checks.
-    let out = split * cp.m * cp.ld;
-    let scratch = sub * 256u;
-    let r0 = row0 + sub_row;
-    let c0 = col0 + sub_col;
-    store_frag(acc.c00, scratch, out, r0, c0, lane);
-    store_frag(acc.c01, scratch, out, r0, c0 + 1u * FRAG, lane);
-    store_frag(acc.c02, scratch, out, r0, c0 + 2u * FRAG, lane);
-    store_frag(acc.c03, scratch, out, r0, c0 + 3u * FRAG, lane);
-    store_frag(acc.c10, scratch, out, r0 + FRAG, c0, lane);
-    store_frag(acc.c11, scratch, out, r0 + FRAG, c0 + 1u * FRAG, lane);
-    store_frag(acc.c12, scratch, out, r0 + FRAG, c0 + 2u * FRAG, lane);
-    store_frag(acc.c13, scratch, out, r0 + FRAG, c0 + 3u * FRAG, lane);
+    store_acc(&acc, split * cp.m * cp.ld, row0 + sub_row, col0 + sub_col, sub * 256u, lane);
+}
+
+// One accumulator fragment into a partial block of `sh_part` at `at`, rows `stride` apart (a
+// stride passed in: read from the uniform in the call, it panicked naga's SPIR-V writer,
+// docs/wgpu-notes.md 7). A partial block is whole (BM×BN), so no bounds and no scratch.
+fn piece_frag(frag: coop_mat16x16<f32, C>, at: u32, stride: u32) {
+    let f = frag;
+    coopStoreT(f, &sh_part[at], stride);
+}
+
+// The subgroup's accumulators into partial block `slot`.
+fn store_piece(acc: ptr<function, Acc>, slot: u32, sub_row: u32, sub_col: u32) {
+    let at = slot * BM * BN + sub_row * BN + sub_col;
+    piece_frag((*acc).c00, at, BN);
+    piece_frag((*acc).c01, at + 1u * FRAG, BN);
+    piece_frag((*acc).c02, at + 2u * FRAG, BN);
+    piece_frag((*acc).c03, at + 3u * FRAG, BN);
+    piece_frag((*acc).c10, at + FRAG * BN, BN);
+    piece_frag((*acc).c11, at + FRAG * BN + 1u * FRAG, BN);
+    piece_frag((*acc).c12, at + FRAG * BN + 2u * FRAG, BN);
+    piece_frag((*acc).c13, at + FRAG * BN + 3u * FRAG, BN);
+}
+
+// Even shares (`coop_stream`, then `stream_fixup`), as the pipelined kernel's `pipelined_stream`
+// (`share_start` in matmul_support.wgsl): every block's slices laid end to end, block after
+// block, and cut into `sh_workgroups` even shares, one workgroup each, as many as the GPU holds
+// at once, so that where the blocks fall short of whole waves every multiprocessor still works
+// to the end. A block a share holds whole goes into C as `coop` stores it; the piece at either
+// end that holds part of a block goes to the workgroup's own partial block (slot 2w for its first
+// piece, 2w + 1 for its last). Loads in groups (GROUP = 4) are not used here: the host sets
+// GROUP = 1.
+@compute @workgroup_size(INVOCATIONS)
+fn coop_stream(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) me: u32) {
+    // Workgroups past the last share (the 2-D fold rounds up) get an empty one.
+    let w = min(wid.x + wid.y * nwg.x, cp.sh_workgroups);
+    let units = cp.sh_units;
+    let first = share_start(w, cp.tiles, units, cp.sh_workgroups);
+    let end = share_start(min(w + 1u, cp.sh_workgroups), cp.tiles, units, cp.sh_workgroups);
+    let sub = me / SG;
+    let lane = me % SG;
+    let sub_row = (sub / SUBGROUPS_N) * WM;
+    let sub_col = (sub % SUBGROUPS_N) * WN;
+    let zero = coop_mat16x16<f32, C>();
+    var it = first;
+    loop {
+        if (it >= end) {
+            break;
+        }
+        let tile = it / units;
+        let u0 = it % units;
+        let u1 = min(units, u0 + (end - it));
+        let row0 = (tile / cp.tiles_x) * BM;
+        let col0 = (tile % cp.tiles_x) * BN;
+        var acc = Acc(zero, zero, zero, zero, zero, zero, zero, zero);
+        block(&acc, me, row0, col0, min(u0 * BK, cp.k), min(u1 * BK, cp.k), sub_row, sub_col);
+        if (u0 == 0u && u1 == units) {
+            store_acc(&acc, 0u, row0 + sub_row, col0 + sub_col, sub * 256u, lane);
+        } else {
+            store_piece(&acc, 2u * w + select(1u, 0u, it == first), sub_row, sub_col);
+        }
+        it += u1 - u0;
+    }
+}
+
+// The sum of even shares: each vec4 of every block that more than one share holds, its pieces
+// added in the order of K, into C (`store_c4`, in the file of stores).
+@compute @workgroup_size(256)
+fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) li: u32) {
+    let q4 = BM * BN / 4u;
+    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    if (i >= cp.tiles * q4) {
+        return;
+    }
+    let tile = i / q4;
+    let q = i % q4;
+    let units = cp.sh_units;
+    let lo = tile * units;
+    let w0 = share_of(lo, cp.tiles, units, cp.sh_workgroups);
+    let w1 = share_of(lo + units - 1u, cp.tiles, units, cp.sh_workgroups);
+    if (w0 == w1) {
+        return;  // one share held it whole and stored it
+    }
+    // The first share's piece is its last unless the share starts with this block.
+    var v = vec4<f32>(0.0);
+    for (var w = w0; w <= w1; w++) {
+        let starts_here = share_start(w, cp.tiles, units, cp.sh_workgroups) >= lo;
+        let slot = 2u * w + select(0u, 1u, w == w0 && !starts_here);
+        let at = slot * BM * BN + 4u * q;
+        v += vec4<f32>(sh_part[at], sh_part[at + 1u], sh_part[at + 2u], sh_part[at + 3u]);
+    }
+    let row = (tile / cp.tiles_x) * BM + q / (BN / 4u);
+    let col = (tile % cp.tiles_x) * BN + 4u * (q % (BN / 4u));
+    store_c4(row, col, v);
 }

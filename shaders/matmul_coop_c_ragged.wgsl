@@ -20,3 +20,12 @@ fn store_share(scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
         }
     }
 }
+
+// Four values of a row of C at (row, col), each inside M and N stored (`stream_fixup`).
+fn store_c4(row: u32, col: u32, v: vec4<f32>) {
+    for (var e = 0u; e < 4u; e++) {
+        if (row < cp.m && col + e < cp.n_out) {
+            cc[row * cp.ld + col + e] = Out(v[e]);
+        }
+    }
+}

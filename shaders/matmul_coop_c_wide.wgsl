@@ -28,3 +28,10 @@ fn store_share(scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
         }
     }
 }
+
+// Four values of a row of C at (row, col), col a multiple of 4, inside M and N (`stream_fixup`).
+fn store_c4(row: u32, col: u32, v: vec4<f32>) {
+    if (row < cp.m && col < cp.n_out) {
+        cc4[(row * cp.ld + col) / 4u] = Out4(v);
+    }
+}

@@ -367,28 +367,11 @@ fn store_part(acc: ptr<function, array<vec4<f32>, 16>>, slot: u32, lid: vec3<u32
 // Stream-K in even shares (`pipelined_stream`, then `stream_fixup`; Osama et al., PPoPP 2023):
 // the blocks' units of K (two slices each: the pipeline runs slices in pairs) laid end to end,
 // block after block, and cut into `sh_workgroups` even shares, one workgroup each, as many as the
-// GPU holds at once. Where the blocks fall short of whole waves (1500³ in 128×256 blocks: 72
-// blocks on 132 multiprocessors, or 216 workgroups in three splits of K, a wave and two thirds),
-// every multiprocessor still works to the end: 1500³ ran in 165 µs against 197 in three splits
-// on the H100 (BENCHMARKS.md, 2026-11-27). The first r shares have one unit more than the rest.
-fn share_start(w: u32) -> u32 {
-    let total = p.tiles * p.sh_units;
-    let q = total / p.sh_workgroups;
-    let r = total % p.sh_workgroups;
-    return w * q + min(w, r);
-}
-
-// The share that holds unit i.
-fn share_of(i: u32) -> u32 {
-    let total = p.tiles * p.sh_units;
-    let q = total / p.sh_workgroups;
-    let r = total % p.sh_workgroups;
-    if (i < r * (q + 1u)) {
-        return i / (q + 1u);
-    }
-    return r + (i - r * (q + 1u)) / q;
-}
-
+// GPU holds at once (`share_start` and `share_of` in matmul_support.wgsl). Where the blocks fall
+// short of whole waves (1500³ in 128×256 blocks: 72 blocks on 132 multiprocessors, or 216
+// workgroups in three splits of K, a wave and two thirds), every multiprocessor still works to
+// the end: 1500³ ran in 165 µs against 197 in three splits on the H100 (BENCHMARKS.md,
+// 2026-11-27).
 // A share, block after block: a block it holds whole goes into C as `pipelined` stores it; the
 // piece at either end that holds part of a block goes to the workgroup's own partial block (slot
 // 2w for its first piece, 2w + 1 for its last).
@@ -400,8 +383,8 @@ fn pipelined_stream(@builtin(workgroup_id) wid: vec3<u32>,
     let w = min(wid.x + wid.y * nwg.x, p.sh_workgroups);
     let me = lid.y * (BN / 8u) + lid.x;
     let units = p.sh_units;
-    let first = share_start(w);
-    let end = share_start(min(w + 1u, p.sh_workgroups));
+    let first = share_start(w, p.tiles, units, p.sh_workgroups);
+    let end = share_start(min(w + 1u, p.sh_workgroups), p.tiles, units, p.sh_workgroups);
     var it = first;
     loop {
         if (it >= end) {
@@ -443,15 +426,16 @@ fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
     let tile = i / q4;
     let q = i % q4;
     let lo = tile * p.sh_units;
-    let w0 = share_of(lo);
-    let w1 = share_of(lo + p.sh_units - 1u);
+    let w0 = share_of(lo, p.tiles, p.sh_units, p.sh_workgroups);
+    let w1 = share_of(lo + p.sh_units - 1u, p.tiles, p.sh_units, p.sh_workgroups);
     if (w0 == w1) {
         return;  // one share held it whole and stored it
     }
     // The first share's piece is its last unless the share starts with this block.
     var v = vec4<f32>(0.0);
     for (var w = w0; w <= w1; w++) {
-        let slot = 2u * w + select(0u, 1u, w == w0 && share_start(w) < lo);
+        let start = share_start(w, p.tiles, p.sh_units, p.sh_workgroups);
+        let slot = 2u * w + select(0u, 1u, w == w0 && start < lo);
         v += sk_part[slot * q4 + q];
     }
     let row = (tile / p.tiles_x) * BM + q / (BN / 4u);

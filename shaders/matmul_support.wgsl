@@ -147,3 +147,24 @@ fn sum_splits4(@builtin(workgroup_id) wid: vec3<u32>,
         sum_out4[s.i] = Out4(s.acc);
     }
 }
+
+// Even shares (stream-K's form in `pipelined_stream` and `coop_stream`): the `tiles` blocks'
+// `units` units of K each, laid end to end, cut into `workgroups` shares; the first r shares have
+// one unit more than the rest. The first unit of share w.
+fn share_start(w: u32, tiles: u32, units: u32, workgroups: u32) -> u32 {
+    let total = tiles * units;
+    let q = total / workgroups;
+    let r = total % workgroups;
+    return w * q + min(w, r);
+}
+
+// The share that holds unit i.
+fn share_of(i: u32, tiles: u32, units: u32, workgroups: u32) -> u32 {
+    let total = tiles * units;
+    let q = total / workgroups;
+    let r = total % workgroups;
+    if (i < r * (q + 1u)) {
+        return i / (q + 1u);
+    }
+    return r + (i - r * (q + 1u)) / q;
+}

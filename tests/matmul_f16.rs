@@ -741,3 +741,78 @@ fn the_matrix_ceiling_runs_exactly_where_the_cooperative_kernel_can() {
     let short = g.alloc::<f32>("short sink", len - 1).unwrap();
     assert!(g.matrix_ceiling(&short, groups, iterations).is_err());
 }
+
+/// Even shares on the matrix units (`coop_stream`, then `stream_fixup`): every block's slices laid
+/// end to end and cut into as many even shares as the GPU holds workgroups, the pieces of a block
+/// held by several shares summed into C by a second pass. Planned here on GPUs of 2 to 5
+/// multiprocessors of the hopper profile, where a deep K makes the partial blocks cheap beside
+/// the work they spread: at ragged M, K and N (operands copied into rows of 4, a C of ragged N
+/// stored element by element) and on a skinny product (read in place). Where the adapter has
+/// cooperative matrices every element of C must come out right; elsewhere (lavapipe) the forced
+/// block is refused with the typed error.
+#[test]
+fn even_shares_of_cooperative_blocks_come_out_whole() {
+    let g = gpu();
+    let has_coop =
+        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    for (i, (mps, m, k, n, tile)) in [
+        (4, 300, 20001, 600, "128x256x16"),
+        (5, 301, 12001, 517, "128x256x16"),
+        (4, 333, 10007, 301, "128x128x32"),
+        (2, 150, 8001, 150, "64x64x32"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut profile = tilekit::DeviceProfile::named("hopper").unwrap();
+        profile.multiprocessors = Some(mps);
+        let planner =
+            tilekit::Planner::new(tilekit::Limits::preset("h100").unwrap(), profile.clone());
+        let shape = Shape::new(m, k, n).unwrap();
+        let tiling = CoopTiling::new(shape, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
+        let plan = planner.plan_forced(&tiling, tile).unwrap();
+        let shares = plan.choice().shares.expect("planned in even shares");
+        assert_eq!(
+            shares.workgroups, plan.dispatch.count as u64,
+            "{tile} {m}x{k}x{n}"
+        );
+        let selection = Selection::Forced {
+            variant: Variant::COOP,
+            tile: tile.into(),
+        };
+        let (a16, a) = halves(m * k, 300 + i as u64);
+        let (b16, b) = halves(k * n, 400 + i as u64);
+        if !has_coop {
+            let e = g
+                .matmul_with(&a16, &b16, (m, k, n), &selection)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
+                "{tile}: {e}"
+            );
+            continue;
+        }
+        let mut on = tilekit::Gpu::with_options(tilekit::GpuOptions {
+            poison_outputs: true,
+            ..Default::default()
+        })
+        .unwrap();
+        on.profile = profile;
+        let (c, run) = on.matmul_with(&a16, &b16, (m, k, n), &selection).unwrap();
+        assert!(
+            run.tile.contains("even shares"),
+            "{m}x{k}x{n}: {}",
+            run.tile
+        );
+        let (exact, mag) = reference(&a, &b, m, k, n);
+        for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
+            let g = g.to_f64();
+            let bound = f32_bound(k, *mg) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
+            assert!(
+                (g - e).abs() <= bound,
+                "{tile} {m}x{k}x{n} ({}) element {j}: got {g}, expected {e}",
+                run.tile
+            );
+        }
+    }
+}

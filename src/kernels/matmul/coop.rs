@@ -10,6 +10,16 @@
 //! `_b_ragged.wgsl`), then the stores (`_c_wide.wgsl`: a vec4 at a time into C or the partial
 //! products; `_c_ragged.wgsl`: a C of ragged N in one slice of K, element by element).
 //!
+//! Where the blocks fall short of whole waves, every block's slices can be laid end to end and
+//! shared out evenly among as many workgroups as the GPU holds at once (`coop_stream`, then
+//! `stream_fixup` sums the pieces of a block that several shares hold), as the pipelined kernel
+//! does; the wave model decides ([`crate::plan::even_shares`]). On the H100 (BENCHMARKS.md
+//! 2026-11-27, call v2) 3072³ ran in 257 µs against 306 in whole blocks (288 blocks of 128×256
+//! on 132 multiprocessors), 2560³ in 162 against 172; where the model keeps whole blocks or a
+//! split of K, shares taken anyway ran up to 27% slower (777×1234×2345 55.2 against 43.7 µs,
+//! 2048×8192×2048 305 against 266): the partial blocks cost the matrix units' time as much as
+//! they save. Only 1500³ was missed (49.5 in shares against 53.2).
+//!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
@@ -17,12 +27,12 @@
 
 use super::in_place::InPlace;
 use super::source::{Forms, Source};
-use super::support::{block_reuse, round4, Frame};
+use super::support::{self, block_reuse, round4, Frame};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
-use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Spec, SplitK, Tiling, Work};
+use crate::plan::{cdiv, KernelUse, Plan, Planner, Scoring, Sharing, Spec, SplitK, Tiling, Work};
 use crate::{Error, Gpu, Result};
 
 /// Rows and columns of C per subgroup (the shader's 2×4 grid of fragments).
@@ -86,7 +96,9 @@ struct Params {
     splits: u32,
     n_out: u32,
     ld: u32,
-    _pad: [u32; 3],
+    sh_workgroups: u32,
+    sh_units: u32,
+    _pad: u32,
 }
 
 /// The planner's view of the cooperative kernel: BM×BN×BK workgroup blocks of 32×64 per
@@ -293,7 +305,12 @@ impl Tiling for CoopTiling {
                         granule: bk,
                         partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
                         last_wave: None,
-                        shares: None,
+                        // Even shares, a slice a unit, for the blocks that load a slice at a time
+                        // (`coop_stream`).
+                        shares: (group == 1).then_some(Sharing {
+                            unit: bk,
+                            block_bytes: bm as u64 * bn as u64 * 4,
+                        }),
                     }),
                     // The whole block's multiply-adds, the part overhanging C included: the matrix
                     // units do a fragment's whole 16×16×16 whatever part of it is inside C. A
@@ -368,7 +385,19 @@ impl Kernel for Coop {
             .filter(|c| !configs.contains(c))
             .collect();
         configs.extend(deep);
-        SOURCE.pipelines(Precision::F16, "coop", &configs)
+        let mut all = SOURCE.pipelines(Precision::F16, "coop", &configs);
+        // Even shares' two entries at every block that loads a slice at a time, in every form.
+        for types in support::types_of(Precision::F16) {
+            for form in SOURCE.forms() {
+                let m = SOURCE.module(*types, form);
+                for c in configs.iter().filter(|c| group_at(c, 0) == 1) {
+                    for entry in ["coop_stream", "stream_fixup"] {
+                        all.push(PipelineUse::new(&m, entry, c.clone()));
+                    }
+                }
+            }
+        }
+        all
     }
 
     fn launch<'a>(
@@ -392,6 +421,8 @@ impl Kernel for Coop {
             // The plan's split of K (by waves of the workgroups resident at once), each split a
             // whole number of BK slices.
             let (splits, k_split) = (plan.choice().splits, plan.choice().k_split);
+            // Or every block's slices shared out evenly (the blocks that load a slice at a time).
+            let shares = plan.choice().shares;
             // One slice stores C directly (the epilogue checks bounds, so no padded columns; a
             // ragged N element by element); several write f32 partials with rows of n4 for
             // `sum_splits`, a vec4 at a time.
@@ -406,22 +437,52 @@ impl Kernel for Coop {
                 splits,
                 n_out: n,
                 ld,
-                _pad: [0; 3],
+                sh_workgroups: shares.map_or(0, |sh| sh.workgroups as u32),
+                sh_units: shares.map_or(0, |sh| sh.units),
+                _pad: 0,
             });
-            // The loop: the block's own, or in groups where the 32×512 block's splits are deep.
-            let depth = if splits > 1 { k_split } else { k };
-            let constants = with_group(&plan.constants(), group_at(&plan.constants(), depth));
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
-            let step = gpu
-                .planned_step_with(
-                    &main,
-                    "coop",
-                    plan,
-                    &constants,
-                    &[(0, a), (1, b), (2, c), (3, params.bind())],
+            let io = [(0, a), (1, b), (2, c), (3, params.bind())];
+            let Some(sh) = shares else {
+                // The loop: the block's own, or in groups where the 32×512 block's splits are
+                // deep.
+                let depth = if splits > 1 { k_split } else { k };
+                let constants = with_group(&plan.constants(), group_at(&plan.constants(), depth));
+                let step = gpu
+                    .planned_step_with(&main, "coop", plan, &constants, &io)
+                    .await?;
+                return frame.finish(gpu, step, plan).await;
+            };
+            // Even shares: one launch that stores the blocks its shares hold whole into C and
+            // two partial blocks per share, then their sum into C.
+            let parts = gpu
+                .alloc_uninit::<f32>(
+                    "even shares' partial blocks",
+                    2 * sh.workgroups as usize * (bm * bn) as usize,
                 )
                 .await?;
-            frame.finish(gpu, step, plan).await
+            let [a, b, c, u] = io;
+            let io = [a, b, c, u, (4, parts.bind())];
+            let main_step = gpu.planned_step(&main, "coop_stream", plan, &io).await?;
+            let io = [c, u, (4, parts.bind())];
+            let vec4s = tiles as u64 * (bm * bn / 4) as u64;
+            let fixup = gpu
+                .step(
+                    &main,
+                    "stream_fixup",
+                    &plan.constants(),
+                    &io,
+                    cdiv(vec4s, 256),
+                )
+                .await?;
+            frame
+                .finish_steps(
+                    gpu,
+                    vec![main_step, fixup],
+                    plan,
+                    Some((" even shares", Box::new(parts))),
+                )
+                .await
         })
     }
 

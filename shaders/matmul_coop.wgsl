@@ -477,18 +477,14 @@ fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let tile = i / q4;
     let q = i % q4;
-    let units = cp.sh_units;
-    let lo = tile * units;
-    let w0 = share_of(lo, cp.tiles, units, cp.sh_workgroups);
-    let w1 = share_of(lo + units - 1u, cp.tiles, units, cp.sh_workgroups);
-    if (w0 == w1) {
+    let lo = tile * cp.sh_units;
+    let held = shares_of_block(lo, cp.tiles, cp.sh_units, cp.sh_workgroups);
+    if (held.x == held.y) {
         return;  // one share held it whole and stored it
     }
-    // The first share's piece is its last unless the share starts with this block.
     var v = vec4<f32>(0.0);
-    for (var w = w0; w <= w1; w++) {
-        let starts_here = share_start(w, cp.tiles, units, cp.sh_workgroups) >= lo;
-        let slot = 2u * w + select(0u, 1u, w == w0 && !starts_here);
+    for (var w = held.x; w <= held.y; w++) {
+        let slot = piece_slot(w, held.x, lo, cp.tiles, cp.sh_units, cp.sh_workgroups);
         let at = slot * BM * BN + 4u * q;
         v += vec4<f32>(sh_part[at], sh_part[at + 1u], sh_part[at + 2u], sh_part[at + 3u]);
     }

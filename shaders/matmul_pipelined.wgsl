@@ -426,17 +426,13 @@ fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
     let tile = i / q4;
     let q = i % q4;
     let lo = tile * p.sh_units;
-    let w0 = share_of(lo, p.tiles, p.sh_units, p.sh_workgroups);
-    let w1 = share_of(lo + p.sh_units - 1u, p.tiles, p.sh_units, p.sh_workgroups);
-    if (w0 == w1) {
+    let held = shares_of_block(lo, p.tiles, p.sh_units, p.sh_workgroups);
+    if (held.x == held.y) {
         return;  // one share held it whole and stored it
     }
-    // The first share's piece is its last unless the share starts with this block.
     var v = vec4<f32>(0.0);
-    for (var w = w0; w <= w1; w++) {
-        let start = share_start(w, p.tiles, p.sh_units, p.sh_workgroups);
-        let slot = 2u * w + select(0u, 1u, w == w0 && start < lo);
-        v += sk_part[slot * q4 + q];
+    for (var w = held.x; w <= held.y; w++) {
+        v += sk_part[piece_slot(w, held.x, lo, p.tiles, p.sh_units, p.sh_workgroups) * q4 + q];
     }
     let row = (tile / p.tiles_x) * BM + q / (BN / 4u);
     let col = (tile % p.tiles_x) * BN + 4u * (q % (BN / 4u));

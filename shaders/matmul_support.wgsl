@@ -168,3 +168,17 @@ fn share_of(i: u32, tiles: u32, units: u32, workgroups: u32) -> u32 {
     }
     return r + (i - r * (q + 1u)) / q;
 }
+
+// The first and the last share that hold part of the block whose units start at `lo`.
+fn shares_of_block(lo: u32, tiles: u32, units: u32, workgroups: u32) -> vec2<u32> {
+    return vec2<u32>(share_of(lo, tiles, units, workgroups),
+                     share_of(lo + units - 1u, tiles, units, workgroups));
+}
+
+// Each share writes its first piece to partial block 2w and its last to 2w + 1 (a share inside
+// one block has only a first). The slot of share w's piece of the block whose units start at
+// `lo`, w0 the first share holding part of it: that share's last piece unless the share starts
+// with this block, every later share's first.
+fn piece_slot(w: u32, w0: u32, lo: u32, tiles: u32, units: u32, workgroups: u32) -> u32 {
+    return 2u * w + select(0u, 1u, w == w0 && share_start(w, tiles, units, workgroups) < lo);
+}

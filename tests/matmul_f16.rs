@@ -280,17 +280,32 @@ fn check_f16_with(
     let (c, run) = gpu()
         .matmul_with(&a16, &b16, (m, k, n), selection)
         .unwrap_or_else(|e| panic!("{variant} {m}x{k}x{n}: {e}"));
-    let (exact, mag) = reference(&a, &b, m, k, n);
+    assert_f16_product(
+        &c,
+        (&a, &b),
+        (m, k, n),
+        &format!("{variant} ({})", run.tile),
+    );
+    run
+}
+
+/// Every element of the f16 product `c` of `a` and `b` (the f16 inputs, widened) against the f64
+/// reference: f32 accumulation (the f32 bound) and C rounded to f16 once (2⁻¹¹ of |C|).
+fn assert_f16_product(
+    c: &[f16],
+    (a, b): (&[f32], &[f32]),
+    (m, k, n): (usize, usize, usize),
+    what: &str,
+) {
+    let (exact, mag) = reference(a, b, m, k, n);
     for (i, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
         let g = g.to_f64();
         let bound = f32_bound(k, *mg) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
         assert!(
             (g - e).abs() <= bound,
-            "{variant} {m}x{k}x{n} ({}) element {i}: got {g}, expected {e}, bound {bound:e}",
-            run.tile
+            "{what} {m}x{k}x{n} element {i}: got {g}, expected {e}, bound {bound:e}"
         );
     }
-    run
 }
 
 // Ragged everywhere: K and N not multiples of 4 (loaded in place on skinny products, else the
@@ -804,15 +819,6 @@ fn even_shares_of_cooperative_blocks_come_out_whole() {
             "{m}x{k}x{n}: {}",
             run.tile
         );
-        let (exact, mag) = reference(&a, &b, m, k, n);
-        for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
-            let g = g.to_f64();
-            let bound = f32_bound(k, *mg) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
-            assert!(
-                (g - e).abs() <= bound,
-                "{tile} {m}x{k}x{n} ({}) element {j}: got {g}, expected {e}",
-                run.tile
-            );
-        }
+        assert_f16_product(&c, (&a, &b), (m, k, n), &run.tile);
     }
 }

@@ -27,7 +27,7 @@
 
 use super::in_place::InPlace;
 use super::source::{Forms, Source};
-use super::support::{self, block_reuse, round4, Frame};
+use super::support::{self, block_reuse, partial_block_steps, round4, Frame, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -455,33 +455,15 @@ impl Kernel for Coop {
             };
             // Even shares: one launch that stores the blocks its shares hold whole into C and
             // two partial blocks per share, then their sum into C.
-            let parts = gpu
-                .alloc_uninit::<f32>(
-                    "even shares' partial blocks",
-                    2 * sh.workgroups as usize * (bm * bn) as usize,
-                )
-                .await?;
-            let [a, b, c, u] = io;
-            let io = [a, b, c, u, (4, parts.bind())];
-            let main_step = gpu.planned_step(&main, "coop_stream", plan, &io).await?;
-            let io = [c, u, (4, parts.bind())];
-            let vec4s = tiles as u64 * (bm * bn / 4) as u64;
-            let fixup = gpu
-                .step(
-                    &main,
-                    "stream_fixup",
-                    &plan.constants(),
-                    &io,
-                    cdiv(vec4s, 256),
-                )
-                .await?;
+            let pb = PartialBlocks {
+                entry: "coop_stream",
+                fixup: "stream_fixup",
+                blocks: 2 * sh.workgroups,
+                summed: tiles as u64,
+            };
+            let (steps, parts) = partial_block_steps(gpu, &main, plan, io, pb).await?;
             frame
-                .finish_steps(
-                    gpu,
-                    vec![main_step, fixup],
-                    plan,
-                    Some((" even shares", Box::new(parts))),
-                )
+                .finish_steps(gpu, steps, plan, Some((" even shares", Box::new(parts))))
                 .await
         })
     }

@@ -24,7 +24,7 @@
 
 use super::in_place::InPlace;
 use super::source::{Form, Forms, Source};
-use super::support::{self, round4, Frame};
+use super::support::{self, partial_block_steps, round4, Frame, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -369,44 +369,33 @@ impl Kernel for Pipelined {
             let (a, b, c, main) = frame.output(gpu, splits, ld).await?;
             // Stream-K in either form: one launch that writes partial blocks (two per share, or
             // a head's and a tail's per block of the last wave), then their sum into C.
-            let (entry, fixup_entry, partials, summed, what) = match (shares, stream) {
+            let io = [(0, a), (1, b), (2, c), (3, params.bind())];
+            let (pb, what) = match (shares, stream) {
                 (Some(sh), _) => (
-                    "pipelined_stream",
-                    "stream_fixup",
-                    2 * sh.workgroups,
-                    tiles as u64,
+                    PartialBlocks {
+                        entry: "pipelined_stream",
+                        fixup: "stream_fixup",
+                        blocks: 2 * sh.workgroups,
+                        summed: tiles as u64,
+                    },
                     " even shares",
                 ),
                 (None, Some(sk)) => {
                     let rest = sk.blocks(tiles as u64);
-                    ("pipelined_sk", "sk_fixup", 2 * rest, rest, " stream-K")
+                    let pb = PartialBlocks {
+                        entry: "pipelined_sk",
+                        fixup: "sk_fixup",
+                        blocks: 2 * rest,
+                        summed: rest,
+                    };
+                    (pb, " stream-K")
                 }
                 (None, None) => {
-                    let io = [(0, a), (1, b), (2, c), (3, params.bind())];
                     let step = gpu.planned_step(&main, "pipelined", plan, &io).await?;
                     return frame.finish(gpu, step, plan).await;
                 }
             };
-            let parts = gpu
-                .alloc_uninit::<f32>(
-                    "stream-K partial blocks",
-                    partials as usize * (bm * bn) as usize,
-                )
-                .await?;
-            let io = [
-                (0, a),
-                (1, b),
-                (2, c),
-                (3, params.bind()),
-                (4, parts.bind()),
-            ];
-            let main_step = gpu.planned_step(&main, entry, plan, &io).await?;
-            let io = [(2, c), (3, params.bind()), (4, parts.bind())];
-            let vec4s = summed * (bm * bn / 4) as u64;
-            let fixup = gpu
-                .step(&main, fixup_entry, &plan.constants(), &io, cdiv(vec4s, 256))
-                .await?;
-            let steps = vec![main_step, fixup];
+            let (steps, parts) = partial_block_steps(gpu, &main, plan, io, pb).await?;
             frame
                 .finish_steps(gpu, steps, plan, Some((what, Box::new(parts))))
                 .await

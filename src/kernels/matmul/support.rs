@@ -210,6 +210,51 @@ pub(crate) async fn pad_operands(
     Ok((pa, pb))
 }
 
+/// Stream-K's launches, in either form (the last wave's blocks in heads and tails, or every
+/// block's slices in even shares): the main step at `entry` writes `blocks` partial blocks of
+/// BM×BN f32 (binding 4) beside C, then `fixup` adds the pieces of the `summed` blocks into C.
+pub(crate) struct PartialBlocks<'s> {
+    /// The main step's entry point.
+    pub(crate) entry: &'s str,
+    /// The entry point that adds the pieces into C.
+    pub(crate) fixup: &'s str,
+    /// Partial blocks the main step writes.
+    pub(crate) blocks: u64,
+    /// Blocks of C the fixup covers.
+    pub(crate) summed: u64,
+}
+
+/// The two steps of `pb`, from `main` with `plan`'s constants, A, B, C and the kernel's uniform
+/// bound as `io` (bindings 0–3), and the partial blocks' buffer, to keep until they have run
+/// ([`Frame::finish_steps`]).
+pub(crate) async fn partial_block_steps(
+    gpu: &Gpu,
+    main: &Shader,
+    plan: &crate::plan::Plan,
+    io: [(u32, Bind<'_>); 4],
+    pb: PartialBlocks<'_>,
+) -> Result<(Vec<Step>, DeviceBuffer<f32>)> {
+    let block = plan.constant("BM") as u64 * plan.constant("BN") as u64;
+    let parts = gpu
+        .alloc_uninit::<f32>("stream-K partial blocks", (pb.blocks * block) as usize)
+        .await?;
+    let [a, b, c, u] = io;
+    let io = [a, b, c, u, (4, parts.bind())];
+    let main_step = gpu.planned_step(main, pb.entry, plan, &io).await?;
+    let io = [c, u, (4, parts.bind())];
+    // A vec4 of C per invocation, 256 to a workgroup (the fixups' `@workgroup_size(256)`).
+    let fixup = gpu
+        .step(
+            main,
+            pb.fixup,
+            &plan.constants(),
+            &io,
+            cdiv(pb.summed * block / 4, 256),
+        )
+        .await?;
+    Ok((vec![main_step, fixup], parts))
+}
+
 /// What the fast variants' launches share, around their own main step: a ragged K or N read in
 /// place (`in_place.rs`) or the operand it misaligns copied into rows of 4 elements first, the
 /// output (C itself, or f32 split-K partials that `sum_splits` adds into C), and the

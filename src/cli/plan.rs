@@ -72,7 +72,7 @@ pub fn plan_for(
         _ => None,
     };
     let plan = match (&call, kernel) {
-        (Some(c), "matmul") if c.plan.is_some() => c.plan.clone().expect("checked"),
+        (Some(c), "matmul") if c.plan.is_some() => c.plan.as_deref().cloned().expect("checked"),
         _ => {
             let tiling = (k.make)(&full, &caps)?;
             let rates = matmul_rates(tiling.kernel(), &full, &caps, &profile, gpu);

@@ -178,7 +178,7 @@ impl Gpu {
             c: c.bind(),
             types,
         };
-        let launch = k.launch(self, io, shape, plan.as_ref()).await?;
+        let launch = k.launch(self, io, shape, plan.as_deref()).await?;
         let steps: Vec<Step> = call.pre.into_iter().chain(launch.steps).collect();
         let (timing, data) = if call.read {
             let (t, data) = self
@@ -189,7 +189,7 @@ impl Gpu {
             (self.execute(&steps).await?, None)
         };
         drop(launch.scratch);
-        let global_loads = k.global_loads(shape, plan.as_ref());
+        let global_loads = k.global_loads(shape, plan.as_deref());
         let run = MatmulRun {
             variant,
             precision: T::PRECISION,

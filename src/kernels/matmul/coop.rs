@@ -26,7 +26,7 @@
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
 use super::in_place::InPlace;
-use super::source::{Forms, Source};
+use super::source::{Built, Forms, Source};
 use super::support::{self, block_reuse, partial_block_steps, round4, Frame, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
@@ -82,6 +82,7 @@ static SOURCE: Source = Source {
         ragged: include_str!("../../../shaders/matmul_coop_c_ragged.wgsl"),
     }),
     coop: true,
+    built: Built::new(),
 };
 
 #[repr(C)]

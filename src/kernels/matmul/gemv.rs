@@ -10,7 +10,7 @@
 //! `_b_ragged.wgsl`).
 
 use super::in_place::InPlace;
-use super::source::{Form, Forms, Source};
+use super::source::{Built, Form, Forms, Source};
 use super::splits;
 use super::support::{self, round4, Frame};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
@@ -44,6 +44,7 @@ static SOURCE: Source = Source {
     },
     c: None,
     coop: false,
+    built: Built::new(),
 };
 
 #[repr(C)]

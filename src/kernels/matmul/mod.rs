@@ -380,8 +380,9 @@ pub struct MatmulRun {
     pub shape: Shape,
     /// The tile the run used (`16x16` for naive, `TILE=16`, `128x128x16/8x8 vec4`).
     pub tile: String,
-    /// The planner's analysis (absent for naive, which has no tile to choose).
-    pub plan: Option<Plan>,
+    /// The planner's analysis (absent for naive, which has no tile to choose), shared with the
+    /// plans the [`crate::Gpu`] holds.
+    pub plan: Option<std::sync::Arc<Plan>>,
     /// The grid the main kernel was launched with: the plan's `dispatch`.
     pub dispatch: Dispatch,
     /// Slices of K the main kernel computed separately (the plan's `splits`; 1 without a split).

@@ -23,7 +23,7 @@
 //! with SHADER_F16 and no cooperative matrices.
 
 use super::in_place::InPlace;
-use super::source::{Form, Forms, Source};
+use super::source::{Built, Form, Forms, Source};
 use super::support::{self, partial_block_steps, round4, Frame, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -54,6 +54,7 @@ static SOURCE: Source = Source {
         ragged: include_str!("../../../shaders/matmul_pipelined_c_ragged.wgsl"),
     }),
     coop: false,
+    built: Built::new(),
 };
 
 #[repr(C)]

@@ -17,6 +17,7 @@
 use super::{Precision, Shape, Variant};
 use crate::plan::{ChosenBy, Plan, Rates};
 use crate::{Error, Gpu, Result};
+use std::sync::Arc;
 
 /// What a caller asks of a matmul call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,8 +56,9 @@ impl Selection {
 pub struct Chosen {
     /// The variant.
     pub variant: Variant,
-    /// Its plan; the plan's own `chosen_by` says who chose the tile.
-    pub plan: Option<Plan>,
+    /// Its plan (shared with the plans the [`crate::Gpu`] holds); the plan's own `chosen_by`
+    /// says who chose the tile.
+    pub plan: Option<Arc<Plan>>,
     /// Who chose the variant: the caller, the autotuner's cache or the planner's rules.
     pub chosen_by: ChosenBy,
 }
@@ -186,7 +188,7 @@ impl Gpu {
         variant: Variant,
         shape: Shape,
         tile: Option<(&str, ChosenBy)>,
-    ) -> Result<Option<Plan>> {
+    ) -> Result<Option<Arc<Plan>>> {
         self.require(variant.needs(), &format!("the {variant} matmul"))?;
         // Made once per variant, shape and tile: the same call in a loop plans once (a plan
         // held means its tiling was built without error before).
@@ -292,8 +294,8 @@ mod tests {
     use crate::kernels::matmul::{Shape, Variant};
     use crate::Gpu;
 
-    /// A plan is made once per key, and the held plans stay bounded. Needs an adapter (lavapipe
-    /// in CI).
+    /// A plan is made once per key, handed out shared (the same plan, not a copy of it), and the
+    /// held plans stay bounded. Needs an adapter (lavapipe in CI).
     #[test]
     fn a_plan_is_made_once_per_key_and_the_held_plans_stay_bounded() {
         let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
@@ -302,6 +304,9 @@ mod tests {
             .plan_matmul(Variant::PIPELINED, shape, None)
             .unwrap()
             .expect("the pipelined kernel plans");
+        let again = gpu.plan_matmul(Variant::PIPELINED, shape, None).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&plan, again.as_ref().unwrap()));
+        let plan = (*plan).clone();
         let made = std::cell::Cell::new(0);
         for _ in 0..3 {
             let held = gpu

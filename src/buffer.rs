@@ -304,25 +304,28 @@ impl Gpu {
 
     /// Write `value` (entry `fill`) or `value + i` (entry `iota`) into the first `words` words of
     /// `buffer`, folding the launch into 2-D when it needs more than
-    /// `max_compute_workgroups_per_dimension` workgroups.
+    /// `max_compute_workgroups_per_dimension` workgroups. Untimed (nobody reads a fill's time).
     pub(crate) async fn fill_words(
         &self,
         buffer: Bind<'_>,
         words: u32,
         value: u32,
         entry: &str,
-    ) -> Result<crate::launch::Timing> {
+    ) -> Result<()> {
         let params = self.uniform(&[words, value, 0, 0]);
         let count = words.div_ceil(FILL_WG) as u64;
         let constants = [("WG".to_string(), FILL_WG as f64)];
-        self.launch(
-            &FILL,
-            entry,
-            &constants,
-            &[(0, buffer), (1, params.bind())],
-            count,
-        )
-        .await
+        let step = self
+            .step(
+                &FILL,
+                entry,
+                &constants,
+                &[(0, buffer), (1, params.bind())],
+                count,
+            )
+            .await?;
+        self.execute_timed(&[step], false).await?;
+        Ok(())
     }
 }
 

@@ -216,7 +216,13 @@ impl Gpu {
     /// Run `steps` in order in one compute pass (wgpu makes each dispatch's writes visible to the
     /// next), wait for them, and time them.
     pub(crate) async fn execute(&self, steps: &[Step]) -> Result<Timing> {
-        Ok(self.submit::<u8>(steps, None, true).await?.0)
+        self.execute_timed(steps, true).await
+    }
+
+    /// [`Gpu::execute`], with `timed: false` timed by the wall clock only (see
+    /// [`Gpu::execute_and_read_as`]).
+    pub(crate) async fn execute_timed(&self, steps: &[Step], timed: bool) -> Result<Timing> {
+        Ok(self.submit::<u8>(steps, None, timed).await?.0)
     }
 
     /// Run `steps` and read `bytes` of `buffer` back as elements of `T`, in one submission and

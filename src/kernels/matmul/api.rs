@@ -9,7 +9,8 @@ use crate::launch::Step;
 use crate::{Error, Gpu, Measured, Result};
 
 /// One product as it will be submitted: the operands, the resolved choice, whether C is read
-/// back in the same submission, and steps recorded in front (f16 compute: the conversions).
+/// back in the same submission, whether the GPU's timestamps time it, and steps recorded in
+/// front (f16 compute: the conversions).
 struct Call<'a, T, O> {
     io: (
         &'a DeviceBuffer<T>,
@@ -19,6 +20,12 @@ struct Call<'a, T, O> {
     shape: Shape,
     chosen: Chosen,
     read: bool,
+    /// Timestamps around the pass (the run's figures: [`Gpu::matmul_on_device`], the command
+    /// line's [`Gpu::matmul_with`]), or the wall clock only, for a call that wants the answer
+    /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
+    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-24, the sum's
+    /// call).
+    timed: bool,
     pre: Vec<Step>,
 }
 
@@ -69,6 +76,7 @@ impl Gpu {
             shape,
             chosen,
             read: false,
+            timed: true,
             pre: Vec::new(),
         };
         Ok(self.submit_matmul(call).await?.0)
@@ -88,7 +96,9 @@ impl Gpu {
     }
 
     /// C = A·B on device buffers, and C read back in the same submission (one wait per call:
-    /// the least a whole call can cost).
+    /// the least a whole call can cost). Untimed by the GPU: the run's timing is the wall clock
+    /// of the submission and its wait ([`crate::Clock::WallClock`]); [`Gpu::matmul_on_device`]
+    /// and [`Gpu::measure_matmul`] give the kernels' own time.
     pub async fn matmul_read_async<T: Element>(
         &self,
         a: &DeviceBuffer<T>,
@@ -97,12 +107,24 @@ impl Gpu {
         shape: Shape,
         selection: &Selection,
     ) -> Result<(Vec<T>, MatmulRun)> {
+        self.read_product((a, b, c), shape, selection, false).await
+    }
+
+    /// A product read back in its own submission, timed by the GPU's timestamps or not.
+    async fn read_product<T: Element>(
+        &self,
+        io: (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
+        shape: Shape,
+        selection: &Selection,
+        timed: bool,
+    ) -> Result<(Vec<T>, MatmulRun)> {
         let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
         let call = Call {
-            io: (a, b, c),
+            io,
             shape,
             chosen,
             read: true,
+            timed,
             pre: Vec::new(),
         };
         let (run, data) = self.submit_matmul(call).await?;
@@ -182,11 +204,11 @@ impl Gpu {
         let steps: Vec<Step> = call.pre.into_iter().chain(launch.steps).collect();
         let (timing, data) = if call.read {
             let (t, data) = self
-                .execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), true)
+                .execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), call.timed)
                 .await?;
             (t, Some(data))
         } else {
-            (self.execute(&steps).await?, None)
+            (self.execute_timed(&steps, call.timed).await?, None)
         };
         drop(launch.scratch);
         let global_loads = k.global_loads(shape, plan.as_deref());
@@ -223,7 +245,7 @@ impl Gpu {
     }
 
     /// C = A·B for row-major host slices (A m×k, B k×n) with the kernel `selection` resolves
-    /// to; returns C and the run's figures.
+    /// to; returns C and the run's figures (timed by the GPU's timestamps where it has them).
     pub async fn matmul_with_async<T: Element>(
         &self,
         a: &[T],
@@ -231,13 +253,26 @@ impl Gpu {
         (m, k, n): (usize, usize, usize),
         selection: &Selection,
     ) -> Result<(Vec<T>, MatmulRun)> {
+        self.product_of_slices(a, b, (m, k, n), selection, true)
+            .await
+    }
+
+    /// Upload A and B, multiply, read C back: timed by the GPU or not ([`Call::timed`]).
+    async fn product_of_slices<T: Element>(
+        &self,
+        a: &[T],
+        b: &[T],
+        (m, k, n): (usize, usize, usize),
+        selection: &Selection,
+        timed: bool,
+    ) -> Result<(Vec<T>, MatmulRun)> {
         let shape = Shape::new(m, k, n)?;
         self.check_lengths(shape, [a.len(), b.len(), m * n])?;
         self.check_buffer::<T>("matrix C", m * n)?;
         let da = self.upload_async("matrix A", a).await?;
         let db = self.upload_async("matrix B", b).await?;
         let dc = self.alloc_async::<T>("matrix C", m * n).await?;
-        self.matmul_read_async(&da, &db, &dc, shape, selection)
+        self.read_product((&da, &db, &dc), shape, selection, timed)
             .await
     }
 
@@ -248,7 +283,7 @@ impl Gpu {
     }
 
     /// C = A·B for row-major host slices (A m×k, B k×n), with the kernel chosen for this shape
-    /// (the autotuner's, else the planner's).
+    /// (the autotuner's, else the planner's). The answer only: no timestamps are taken.
     pub async fn matmul_async(
         &self,
         a: &[f32],
@@ -258,7 +293,7 @@ impl Gpu {
         n: usize,
     ) -> Result<Vec<f32>> {
         Ok(self
-            .matmul_with_async(a, b, (m, k, n), &Selection::Auto)
+            .product_of_slices(a, b, (m, k, n), &Selection::Auto, false)
             .await?
             .0)
     }
@@ -299,6 +334,7 @@ impl Gpu {
             shape,
             chosen,
             read: false,
+            timed: true,
             pre: vec![conv_a, conv_b],
         };
         Ok(self.submit_matmul(call).await?.0)

@@ -76,13 +76,16 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     }
     if b.wants("matmul-call/") {
         // The wall time of one whole call as a program sees it (operands already on the GPU):
-        // choose, plan, bind, dispatch, wait, read C back.
+        // choose, plan, bind, dispatch, wait, read C back. One call at a time, not back to back:
+        // a call timed by the GPU's timestamps under `measure_back_to_back` holds as many copies
+        // of its launches as its first run's time asks for (how this case was timed from
+        // 2026-11-25 until `matmul_read` stopped taking timestamps, BENCHMARKS.md 2026-11-27).
         let n = 512;
         let shape = Shape::new(n, n, n)?;
         let (a, bm) = (rand_f32(n * n, 5), rand_f32(n * n, 6));
         let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
         let dc = gpu.alloc::<f32>("C", n * n)?;
-        b.measure_back_to_back(
+        b.measure(
             "matmul-call/512",
             format!("{n}³"),
             12 * (n * n) as u64,

@@ -23,7 +23,7 @@ struct Call<'a, T, O> {
     /// Timestamps around the pass (the run's figures: [`Gpu::matmul_on_device`], the command
     /// line's [`Gpu::matmul_with`]), or the wall clock only, for a call that wants the answer
     /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
-    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-24, the sum's
+    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-23, the sum's
     /// call).
     timed: bool,
     pre: Vec<Step>,

@@ -196,17 +196,19 @@ mod tests {
     /// exactly the parts it names.
     #[test]
     fn each_form_is_its_own_module_with_the_parts_it_names() {
+        const A: Forms = Forms {
+            wide: "// PART_A_WIDE\n",
+            ragged: "// PART_A_RAGGED\n",
+        };
+        const B: Forms = Forms {
+            wide: "// PART_B_WIDE\n",
+            ragged: "// PART_B_RAGGED\n",
+        };
         static SOURCE: Source = Source {
             name: "k",
             main: "",
-            a: Forms {
-                wide: "// PART_A_WIDE\n",
-                ragged: "// PART_A_RAGGED\n",
-            },
-            b: Forms {
-                wide: "// PART_B_WIDE\n",
-                ragged: "// PART_B_RAGGED\n",
-            },
+            a: A,
+            b: B,
             c: Some(Forms {
                 wide: "// PART_C_WIDE\n",
                 ragged: "// PART_C_RAGGED\n",
@@ -260,14 +262,8 @@ mod tests {
         static LOADS_ONLY: Source = Source {
             name: "k",
             main: "",
-            a: Forms {
-                wide: "// PART_A_WIDE\n",
-                ragged: "// PART_A_RAGGED\n",
-            },
-            b: Forms {
-                wide: "// PART_B_WIDE\n",
-                ragged: "// PART_B_RAGGED\n",
-            },
+            a: A,
+            b: B,
             c: None,
             coop: false,
             built: Built::new(),

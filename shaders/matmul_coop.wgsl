@@ -466,12 +466,12 @@ fn coop_stream(@builtin(workgroup_id) wid: vec3<u32>,
 
 // The sum of even shares: each vec4 of every block that more than one share holds, its pieces
 // added in the order of K, into C (`store_c4`, in the file of stores).
-@compute @workgroup_size(256)
+@compute @workgroup_size(SUPPORT_WG)
 fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
-                @builtin(local_invocation_index) li: u32) {
+                @builtin(local_invocation_id) lid: vec3<u32>) {
     let q4 = BM * BN / 4u;
-    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    let i = linear_id(wid, nwg, lid);
     if (i >= cp.tiles * q4) {
         return;
     }

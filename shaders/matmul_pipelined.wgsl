@@ -414,12 +414,12 @@ fn pipelined_stream(@builtin(workgroup_id) wid: vec3<u32>,
 
 // The sum of even shares: each vec4 of every block that more than one share holds, its pieces
 // added in the order of K, into C.
-@compute @workgroup_size(256)
+@compute @workgroup_size(SUPPORT_WG)
 fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
-                @builtin(local_invocation_index) li: u32) {
+                @builtin(local_invocation_id) lid: vec3<u32>) {
     let q4 = BM * BN / 4u;
-    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    let i = linear_id(wid, nwg, lid);
     if (i >= p.tiles * q4) {
         return;
     }
@@ -442,12 +442,12 @@ fn stream_fixup(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 // Stream-K's sum: each vec4 of the last wave's blocks, head plus tail (the order of K), into C.
-@compute @workgroup_size(256)
+@compute @workgroup_size(SUPPORT_WG)
 fn sk_fixup(@builtin(workgroup_id) wid: vec3<u32>,
             @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) li: u32) {
+            @builtin(local_invocation_id) lid: vec3<u32>) {
     let q4 = BM * BN / 4u;  // vec4s per block
-    let i = (wid.x + wid.y * nwg.x) * 256u + li;
+    let i = linear_id(wid, nwg, lid);
     if (i >= (p.tiles - p.sk_first) * q4) {
         return;
     }

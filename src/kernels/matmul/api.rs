@@ -325,6 +325,21 @@ impl Gpu {
         shape: Shape,
         selection: &Selection,
     ) -> Result<MatmulRun> {
+        Ok(self
+            .f16_product((a, b, c), shape, selection, false)
+            .await?
+            .0)
+    }
+
+    /// f16 compute of f32 operands on the device, C read back in the same submission or not:
+    /// the conversions, the product and the read in one submission and one wait.
+    async fn f16_product(
+        &self,
+        (a, b, c): (&DeviceBuffer<f32>, &DeviceBuffer<f32>, &DeviceBuffer<f32>),
+        shape: Shape,
+        selection: &Selection,
+        read: bool,
+    ) -> Result<(MatmulRun, Option<Vec<f32>>)> {
         self.check_lengths(shape, [a.len(), b.len(), c.len()])?;
         let chosen = self.select_matmul(shape, Precision::F16, selection)?;
         let (a16, conv_a) = self.to_f16_step(a).await?;
@@ -333,11 +348,11 @@ impl Gpu {
             io: (&a16, &b16, c),
             shape,
             chosen,
-            read: false,
+            read,
             timed: true,
             pre: vec![conv_a, conv_b],
         };
-        Ok(self.submit_matmul(call).await?.0)
+        self.submit_matmul(call).await
     }
 
     /// Blocking [`Gpu::matmul_f16_async`].
@@ -375,9 +390,9 @@ impl Gpu {
         let da = self.upload_async("matrix A", a).await?;
         let db = self.upload_async("matrix B", b).await?;
         let dc = self.alloc_async::<f32>("matrix C", m * n).await?;
-        let run = self
-            .matmul_f16_on_device_async(&da, &db, &dc, shape, selection)
+        let (run, c) = self
+            .f16_product((&da, &db, &dc), shape, selection, true)
             .await?;
-        Ok((self.read_async(&dc).await?, run))
+        Ok((c.unwrap_or_default(), run))
     }
 }

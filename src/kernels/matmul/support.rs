@@ -242,14 +242,14 @@ pub(crate) async fn partial_block_steps(
     let io = [a, b, c, u, (4, parts.bind())];
     let main_step = gpu.planned_step(main, pb.entry, plan, &io).await?;
     let io = [c, u, (4, parts.bind())];
-    // A vec4 of C per invocation, 256 to a workgroup (the fixups' `@workgroup_size(256)`).
+    // A vec4 of C per invocation, SUPPORT_WG to a workgroup, as the support passes.
     let fixup = gpu
         .step(
             main,
             pb.fixup,
             &plan.constants(),
             &io,
-            cdiv(pb.summed * block / 4, 256),
+            cdiv(pb.summed * block / 4, SUPPORT_WG),
         )
         .await?;
     Ok((vec![main_step, fixup], parts))

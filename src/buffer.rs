@@ -241,7 +241,7 @@ impl Gpu {
         }
         if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
             self.scoped(&format!("uploading {what}"), || {
-                self.queue.write_buffer(&b, 0, contents);
+                self.write_buffer(&b, contents);
             })
             .await?;
             return Ok(self.wrap(id, b, data.len()));
@@ -262,7 +262,7 @@ impl Gpu {
                         usage: Self::usage(),
                         mapped_at_creation: false,
                     });
-                    self.queue.write_buffer(&b, 0, contents);
+                    self.write_buffer(&b, contents);
                     b
                 }
             })

@@ -11,6 +11,7 @@ use crate::pool::{Bind, BindKey, Timer};
 use crate::transfer::{map_mode, mapped};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use web_time::Instant;
 
@@ -302,28 +303,7 @@ impl Gpu {
         let index = self
             .scoped("running kernels", || {
                 let mut enc = self.device.create_command_encoder(&Default::default());
-                if !steps.is_empty() {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("tilekit"),
-                        timestamp_writes: timer.as_ref().map(|t| {
-                            wgpu::ComputePassTimestampWrites {
-                                query_set: &t.set,
-                                beginning_of_pass_write_index: Some(0),
-                                end_of_pass_write_index: Some(1),
-                            }
-                        }),
-                    });
-                    for _ in 0..n_copies {
-                        for s in steps {
-                            pass.set_pipeline(&s.pipeline);
-                            pass.set_bind_group(0, &s.bind_group, &[]);
-                            if let Some(g) = &s.flag_group {
-                                pass.set_bind_group(1, g, &[]);
-                            }
-                            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
-                        }
-                    }
-                }
+                encode_pass(&mut enc, steps, timer.as_ref(), n_copies);
                 if let Some(t) = &timer {
                     enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
                     enc.copy_buffer_to_buffer(&t.resolve, 0, &t.staging, 0, 16);
@@ -412,6 +392,105 @@ impl Gpu {
         Ok((timing, data))
     }
 
+    /// Record `steps` in one compute pass for a queued call ([`Gpu::matmul_queue`]), and
+    /// submit without waiting: at once while the GPU has none of the queued calls' work left,
+    /// else with the calls that follow, [`QUEUE_BATCH`] to a submission.
+    ///
+    /// Why it is safe to return now, and to hand the call's scratch buffers back to the pool:
+    /// the queue runs submissions, and the passes within one, in order, and wgpu puts a
+    /// barrier between one use of a buffer written and the next, so a later call, copy or read
+    /// sees what this one wrote and cannot overwrite what it has yet to read. The one thing
+    /// that would overtake a call held back is a `queue.write_buffer` (it runs before the next
+    /// submission's commands), so every write submits what is held first
+    /// ([`Gpu::write_buffer`]), as does every other submission ([`Gpu::submit_one`]) and
+    /// [`Gpu::queue`].
+    pub(crate) async fn enqueue(&self, steps: &[Step]) -> Result<()> {
+        let idle = self.in_flight.load(Ordering::Relaxed) == 0;
+        let full = self
+            .scoped("queueing kernels", || {
+                let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let (enc, calls) = pending.get_or_insert_with(|| {
+                    (self.device.create_command_encoder(&Default::default()), 0)
+                });
+                encode_pass(enc, steps, None, 1);
+                *calls += 1;
+                *calls >= QUEUE_BATCH || idle
+            })
+            .await?;
+        if full {
+            self.submit_pending().await?;
+        }
+        Ok(())
+    }
+
+    /// Submit the queued calls held back ([`Gpu::matmul_queue`]), without waiting for them: for
+    /// a program that queues work and then does its own for a while before it reads, so that
+    /// the GPU is not left idle meanwhile. A read, [`Gpu::synchronize`] and the next call that
+    /// waits submit them anyway.
+    pub async fn flush_async(&self) -> Result<()> {
+        self.submit_pending().await
+    }
+
+    /// Blocking [`Gpu::flush_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn flush(&self) -> Result<()> {
+        crate::gpu::block_on(self.flush_async())
+    }
+
+    /// Submit the queued calls recorded and not yet submitted, without waiting for them, and
+    /// count the submission in flight until wgpu reports it done. At most [`QUEUED_HELD`] such
+    /// submissions stay unwaited: the next waits for the oldest, so that a loop that never reads
+    /// does not pile up work (and wgpu's bookkeeping of it) without end.
+    async fn submit_pending(&self) -> Result<()> {
+        let index = self
+            .scoped("queueing kernels", || {
+                let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+                self.take_pending().map(|p| {
+                    let index = self.queue.submit([p]);
+                    let in_flight = self.in_flight.clone();
+                    in_flight.fetch_add(1, Ordering::Relaxed);
+                    self.queue.on_submitted_work_done(move || {
+                        in_flight.fetch_sub(1, Ordering::Relaxed);
+                    });
+                    index
+                })
+            })
+            .await?;
+        let Some(index) = index else {
+            return Ok(());
+        };
+        let oldest = {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            queued.push_back(index);
+            (queued.len() > QUEUED_HELD)
+                .then(|| queued.pop_front())
+                .flatten()
+        };
+        match oldest {
+            Some(i) => self.wait_for("queued kernels", Some(i)).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Wait for everything submitted so far, queued calls included ([`Gpu::matmul_queue`]):
+    /// as `torch.cuda.synchronize()`. Reading a buffer ([`Gpu::read`]) waits for the calls
+    /// queued before it on its own; this is for a timer, or to learn that the work is done.
+    pub async fn synchronize_async(&self) -> Result<()> {
+        self.submit_pending().await?;
+        self.wait_for("queued kernels", None).await?;
+        self.queued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(())
+    }
+
+    /// Blocking [`Gpu::synchronize_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn synchronize(&self) -> Result<()> {
+        crate::gpu::block_on(self.synchronize_async())
+    }
+
     /// Copy `bytes` from one buffer to another (outside any timing).
     pub(crate) async fn copy_buffer(
         &self,
@@ -442,5 +521,43 @@ impl Gpu {
         self.pools
             .inner
             .uniform(&self.device, bytemuck::bytes_of(value))
+    }
+}
+
+/// Queued calls recorded into one submission at most, while the GPU still runs earlier ones
+/// ([`Gpu::enqueue`]). On the H100 each submission cost about 10 µs of the host's time and
+/// left the GPU about 13 µs idle, whatever the product: 200 queued 512³ products took 34.0 µs
+/// each one to a submission (the product itself 21 by the GPU's timestamps), 26.2–27.2 four or
+/// eight to one; 16×1024×1024 27.0 against 19.4–21.1 (BENCHMARKS.md 2026-11-27, calls q2, q3).
+pub(crate) const QUEUE_BATCH: usize = 8;
+
+/// Submissions of queued calls a [`Gpu`] leaves unwaited before it waits for the oldest: 64
+/// of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
+/// PyTorch's launch queue does.
+pub(crate) const QUEUED_HELD: usize = 64;
+
+/// `steps` in order in one compute pass of `enc` (wgpu makes each dispatch's writes visible to
+/// the next), `copies` times back to back, timed by `timer`'s two timestamps where given.
+fn encode_pass(enc: &mut wgpu::CommandEncoder, steps: &[Step], timer: Option<&Timer>, copies: u32) {
+    if steps.is_empty() {
+        return;
+    }
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("tilekit"),
+        timestamp_writes: timer.map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: &t.set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }),
+    });
+    for _ in 0..copies {
+        for s in steps {
+            pass.set_pipeline(&s.pipeline);
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            if let Some(g) = &s.flag_group {
+                pass.set_bind_group(1, g, &[]);
+            }
+            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
+        }
     }
 }

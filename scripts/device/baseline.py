@@ -2,7 +2,8 @@
 cuBLAS f32 matmul with TF32 off on every shape of the bench's shape set (read from its JSON),
 cuBLAS f16 matmul (f32 accumulation, PyTorch's default) on every shape of its f16 set,
 torch.sum over 512 MiB and 1 GiB of f32, a device-to-device copy, and the wall time of one whole
-synchronised call (a 512³ matmul read back to the host, a sum of 2^20 floats read back).
+synchronised call (a 512³ matmul read back to the host, a sum of 2^20 floats read back) and of 16
+queued products read back once.
 Median of repeats after warm-up, CUDA events (wall clock for the calls). Prints JSON."""
 import json
 import re
@@ -68,6 +69,19 @@ del src, dst
 x = torch.randn(512, 512, device=dev)
 y = torch.randn(512, 512, device=dev)
 rows.append({"work": "call: 512^3 matmul, C read back to the host (wall)", "median_s": wall(lambda: (x @ y).cpu())})
+
+
+def queued(count):
+    """`count` products launched back to back (CUDA queues them), then C read back: what
+    `tilekit bench`'s `matmul-call/queued-512` does with `Gpu::matmul_queue`."""
+    def run():
+        for _ in range(count):
+            c = x @ y
+        c.cpu()
+    return run
+
+
+rows.append({"work": "call: 512^3 matmul, 16 queued then C read back (wall, per product)", "median_s": wall(queued(16)) / 16})
 rows.append({"work": "call: 512^3 matmul, synchronised, C left on the GPU (wall)", "median_s": wall(lambda: ((x @ y), torch.cuda.synchronize()))})
 v = torch.randn(1 << 20, device=dev)
 rows.append({"work": "call: sum of 2^20 f32, .item() (wall)", "median_s": wall(lambda: torch.sum(v).item())})

@@ -86,6 +86,12 @@ pub struct Gpu {
     pub(crate) polling: Mutex<()>,
     /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
     pub(crate) last_work: Mutex<Option<web_time::Instant>>,
+    /// Queued calls' submissions not yet waited for, oldest first ([`Gpu::enqueue`]).
+    pub(crate) queued: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
+    /// Queued calls recorded and not yet submitted, with how many ([`Gpu::enqueue`]).
+    pub(crate) pending: Mutex<Option<(wgpu::CommandEncoder, usize)>>,
+    /// Queued calls' submissions the GPU has not yet finished, as far as wgpu last said.
+    pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
     /// table, held as `Any` so that the runtime does not name a kernel family).
     pub(crate) tuning: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
@@ -252,6 +258,9 @@ impl Gpu {
             lost,
             polling: Mutex::new(()),
             last_work: Mutex::new(None),
+            queued: Mutex::new(Default::default()),
+            pending: Mutex::new(None),
+            in_flight: Default::default(),
             tuning: std::sync::OnceLock::new(),
             plans: Mutex::new(std::collections::HashMap::new()),
         })
@@ -304,8 +313,13 @@ impl Gpu {
         &self.device
     }
 
-    /// The wgpu queue.
+    /// The wgpu queue. Calls queued and not yet submitted ([`Gpu::matmul_queue`]) are
+    /// submitted first, so that what the caller then writes or submits comes after them.
     pub fn queue(&self) -> &wgpu::Queue {
+        let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = self.take_pending() {
+            self.queue.submit([p]);
+        }
         &self.queue
     }
 
@@ -338,10 +352,35 @@ impl Gpu {
         }
     }
 
-    /// Submit one command buffer (holding `polling`: see [`Gpu::wait_for`]).
+    /// Submit one command buffer (holding `polling`: see [`Gpu::wait_for`]), behind the queued
+    /// calls not yet submitted, in the same submission.
     pub(crate) fn submit_one(&self, cmd: wgpu::CommandBuffer) -> wgpu::SubmissionIndex {
         let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
-        self.queue.submit([cmd])
+        match self.take_pending() {
+            Some(p) => self.queue.submit([p, cmd]),
+            None => self.queue.submit([cmd]),
+        }
+    }
+
+    /// `queue.write_buffer`, behind the queued calls not yet submitted: a write is staged and
+    /// runs before the next submission's commands, so a call recorded before it must be
+    /// submitted first, or it would read what the write put there.
+    pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, contents: &[u8]) {
+        let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = self.take_pending() {
+            self.queue.submit([p]);
+        }
+        self.queue.write_buffer(buffer, 0, contents);
+    }
+
+    /// The queued calls recorded and not yet submitted, finished, if there are any.
+    pub(crate) fn take_pending(&self) -> Option<wgpu::CommandBuffer> {
+        let taken = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        taken.map(|(enc, _)| enc.finish())
     }
 
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes

@@ -3,13 +3,12 @@
 //! and one submission per call.
 
 use super::support::{self, Types};
-use super::{Chosen, Element, MatmulRun, Operands, Precision, Selection, Shape};
+use super::{Chosen, Element, MatmulRun, Operands, Precision, Scratch, Selection, Shape};
 use crate::buffer::DeviceBuffer;
 use crate::launch::Step;
-use crate::{Error, Gpu, Measured, Result};
+use crate::{Error, Gpu, Measured, Result, Timing};
 
-/// One product as it will be submitted: the operands, the resolved choice, whether C is read
-/// back in the same submission, whether the GPU's timestamps time it, and steps recorded in
+/// One product as it will be submitted: the operands, the resolved choice, and steps recorded in
 /// front (f16 compute: the conversions).
 struct Call<'a, T, O> {
     io: (
@@ -19,13 +18,6 @@ struct Call<'a, T, O> {
     ),
     shape: Shape,
     chosen: Chosen,
-    read: bool,
-    /// Timestamps around the pass (the run's figures: [`Gpu::matmul_on_device`], the command
-    /// line's [`Gpu::matmul_with`]), or the wall clock only, for a call that wants the answer
-    /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
-    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-23, the sum's
-    /// call).
-    timed: bool,
     pre: Vec<Step>,
 }
 
@@ -75,11 +67,53 @@ impl Gpu {
             io: (a, b, c),
             shape,
             chosen,
-            read: false,
-            timed: true,
             pre: Vec::new(),
         };
-        Ok(self.submit_matmul(call).await?.0)
+        Ok(self.submit_matmul(call, false, true).await?.0)
+    }
+
+    /// Blocking [`Gpu::matmul_queue_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matmul_queue<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<Chosen> {
+        crate::gpu::block_on(self.matmul_queue_async(a, b, c, shape, selection))
+    }
+
+    /// C = A·B on device buffers, queued: not waited for, as a CUDA launch (or PyTorch's
+    /// `a @ b`) returns before the GPU is done. Calls run in the order they were queued, each
+    /// seeing what the ones before it wrote, so products can be chained (C of one the A of the
+    /// next) while the host records the next. A call is submitted at once while the GPU is idle,
+    /// else with up to seven that follow it, in one submission (each submission costs the host
+    /// and the GPU about 10 µs on an H100); a read ([`Gpu::read`]), any call that waits,
+    /// [`Gpu::synchronize`] and [`Gpu::flush`] submit what is held. Bad input is refused here,
+    /// before anything is recorded; an error of the GPU's while running comes back from the
+    /// next wait. Returns what was chosen (no figures: nothing was timed).
+    pub async fn matmul_queue_async<T: Element>(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        shape: Shape,
+        selection: &Selection,
+    ) -> Result<Chosen> {
+        let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
+        let call = Call {
+            io: (a, b, c),
+            shape,
+            chosen: chosen.clone(),
+            pre: Vec::new(),
+        };
+        let (steps, scratch, _) = self.launch_call(call).await?;
+        self.enqueue(&steps).await?;
+        // Back to the pool before the GPU has read them: see Gpu::enqueue.
+        drop(scratch);
+        Ok(chosen)
     }
 
     /// Blocking [`Gpu::matmul_read_async`].
@@ -123,11 +157,9 @@ impl Gpu {
             io,
             shape,
             chosen,
-            read: true,
-            timed,
             pre: Vec::new(),
         };
-        let (run, data) = self.submit_matmul(call).await?;
+        let (run, data) = self.submit_matmul(call, true, timed).await?;
         Ok((data.unwrap_or_default(), run))
     }
 
@@ -166,11 +198,12 @@ impl Gpu {
         Ok((run, out))
     }
 
-    /// The call's steps, in one submission and one wait.
-    async fn submit_matmul<T: Element, O: Element>(
+    /// The call checked and launched: its steps (the call's own in front), the scratch buffers
+    /// to keep until they have run, and its run's figures once timed.
+    async fn launch_call<T: Element, O: Element>(
         &self,
         call: Call<'_, T, O>,
-    ) -> Result<(MatmulRun, Option<Vec<O>>)> {
+    ) -> Result<(Vec<Step>, Scratch, impl FnOnce(Timing) -> MatmulRun)> {
         let (a, b, c) = call.io;
         let Chosen {
             variant,
@@ -202,25 +235,17 @@ impl Gpu {
         };
         let launch = k.launch(self, io, shape, plan.as_deref()).await?;
         let steps: Vec<Step> = call.pre.into_iter().chain(launch.steps).collect();
-        let (timing, data) = if call.read {
-            let (t, data) = self
-                .execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), call.timed)
-                .await?;
-            (t, Some(data))
-        } else {
-            (self.execute_timed(&steps, call.timed).await?, None)
-        };
-        drop(launch.scratch);
         let global_loads = k.global_loads(shape, plan.as_deref());
-        let run = MatmulRun {
+        let (tile, dispatch, splits) = (launch.tile, launch.dispatch, launch.splits);
+        let run = move |timing| MatmulRun {
             variant,
             precision: T::PRECISION,
             shape,
-            tile: launch.tile,
+            tile,
             plan,
-            dispatch: launch.dispatch,
-            splits: launch.splits.0,
-            k_split: launch.splits.1,
+            dispatch,
+            splits: splits.0,
+            k_split: splits.1,
             chosen_by,
             flops: shape.flops(),
             global_loads,
@@ -229,7 +254,33 @@ impl Gpu {
             ratio: shape.flops() as f64 / global_loads.max(1) as f64,
             timing,
         };
-        Ok((run, data))
+        Ok((steps, launch.scratch, run))
+    }
+
+    /// The call's steps in one submission and one wait, C read back in it or not, timed by the
+    /// GPU's timestamps (the run's figures: [`Gpu::matmul_on_device`], the command line's
+    /// [`Gpu::matmul_with`]) or by the wall clock only, for a call that wants the answer
+    /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
+    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-23, the sum's
+    /// call).
+    async fn submit_matmul<T: Element, O: Element>(
+        &self,
+        call: Call<'_, T, O>,
+        read: bool,
+        timed: bool,
+    ) -> Result<(MatmulRun, Option<Vec<O>>)> {
+        let c = call.io.2;
+        let (steps, scratch, run) = self.launch_call(call).await?;
+        let (timing, data) = if read {
+            let (t, data) = self
+                .execute_and_read_as::<O>(&steps, c.raw(), c.bytes(), timed)
+                .await?;
+            (t, Some(data))
+        } else {
+            (self.execute_timed(&steps, timed).await?, None)
+        };
+        drop(scratch);
+        Ok((run(timing), data))
     }
 
     /// Blocking [`Gpu::matmul_with_async`].
@@ -348,11 +399,9 @@ impl Gpu {
             io: (&a16, &b16, c),
             shape,
             chosen,
-            read,
-            timed: true,
             pre: vec![conv_a, conv_b],
         };
-        self.submit_matmul(call).await
+        self.submit_matmul(call, read, true).await
     }
 
     /// Blocking [`Gpu::matmul_f16_async`].

@@ -98,6 +98,29 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 })
             },
         )?;
+        // Products queued one after another (`Gpu::matmul_queue`), as a program's chain of
+        // layers runs them: the host records each while the GPU runs earlier ones (up to 8 to
+        // a submission), and only the read of C at the end waits. The time per product;
+        // PyTorch's counterpart is `for _ in range(16): c = a @ b` then `c.cpu()`.
+        const QUEUED: usize = 16;
+        b.measure(
+            "matmul-call/queued-512",
+            format!("{n}³ ×{QUEUED} queued"),
+            12 * (n * n) as u64,
+            shape.flops(),
+            Bound::Compute,
+            |check| {
+                let (wall, ok, how) = wall_of_call(check, (&a, &bm, n), || {
+                    let queue = || gpu.matmul_queue(&da, &db, &dc, shape, &Selection::Auto);
+                    let variant = queue()?.variant;
+                    for _ in 1..QUEUED {
+                        queue()?;
+                    }
+                    Ok((gpu.read(&dc)?, variant))
+                })?;
+                Ok((wall / QUEUED as f64, ok, how))
+            },
+        )?;
         // The wall time of a whole call from host slices (`Gpu::matmul`): A and B uploaded, the
         // product, C back as a `Vec`. At large sizes its transfers are most of it (BENCHMARKS.md,
         // 2026-11-26 16:19: the f32 4096³ product is 3 ms of about 50).

@@ -88,10 +88,11 @@ impl Gpu {
     /// C = A·B on device buffers, queued: not waited for, as a CUDA launch (or PyTorch's
     /// `a @ b`) returns before the GPU is done. Calls run in the order they were queued, each
     /// seeing what the ones before it wrote, so products can be chained (C of one the A of the
-    /// next) while the host records the next. A call is submitted at once while the GPU is idle,
-    /// else with up to seven that follow it, in one submission (each submission costs the host
-    /// and the GPU about 10 µs on an H100); a read ([`Gpu::read`]), any call that waits,
-    /// [`Gpu::synchronize`] and [`Gpu::flush`] submit what is held. Bad input is refused here,
+    /// next) while the host records the next. A call is submitted at once while the GPU has no
+    /// queued work left, else held with those that follow until it has, at most eight to a
+    /// submission (each submission costs the host and the GPU about 10 µs on an H100); a read
+    /// ([`Gpu::read`]), any call that waits, [`Gpu::synchronize`] and [`Gpu::flush`] submit what
+    /// is held. Bad input is refused here,
     /// before anything is recorded; an error of the GPU's while running comes back from the
     /// next wait. Returns what was chosen (no figures: nothing was timed).
     pub async fn matmul_queue_async<T: Element>(

@@ -21,6 +21,26 @@ struct Call<'a, T, O> {
     pre: Vec<Step>,
 }
 
+impl<'a, T, O> Call<'a, T, O> {
+    /// A call with nothing recorded in front.
+    fn new(
+        io: (
+            &'a DeviceBuffer<T>,
+            &'a DeviceBuffer<T>,
+            &'a DeviceBuffer<O>,
+        ),
+        shape: Shape,
+        chosen: Chosen,
+    ) -> Self {
+        Call {
+            io,
+            shape,
+            chosen,
+            pre: Vec::new(),
+        }
+    }
+}
+
 impl Gpu {
     fn check_lengths(&self, shape: Shape, lens: [usize; 3]) -> Result<()> {
         let Shape { m, k, n } = shape;
@@ -63,12 +83,7 @@ impl Gpu {
         selection: &Selection,
     ) -> Result<MatmulRun> {
         let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
-        let call = Call {
-            io: (a, b, c),
-            shape,
-            chosen,
-            pre: Vec::new(),
-        };
+        let call = Call::new((a, b, c), shape, chosen);
         Ok(self.submit_matmul(call, false, true).await?.0)
     }
 
@@ -92,9 +107,9 @@ impl Gpu {
     /// queued work left, else held with those that follow until it has, at most eight to a
     /// submission (each submission costs the host and the GPU about 10 µs on an H100); a read
     /// ([`Gpu::read`]), any call that waits, [`Gpu::synchronize`] and [`Gpu::flush`] submit what
-    /// is held. Bad input is refused here,
-    /// before anything is recorded; an error of the GPU's while running comes back from the
-    /// next wait. Returns what was chosen (no figures: nothing was timed).
+    /// is held. Bad input is refused here, before anything is recorded; an error of the GPU's
+    /// while running comes back from the next wait. Returns what was chosen (no figures: nothing
+    /// was timed).
     pub async fn matmul_queue_async<T: Element>(
         &self,
         a: &DeviceBuffer<T>,
@@ -104,12 +119,7 @@ impl Gpu {
         selection: &Selection,
     ) -> Result<Chosen> {
         let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
-        let call = Call {
-            io: (a, b, c),
-            shape,
-            chosen: chosen.clone(),
-            pre: Vec::new(),
-        };
+        let call = Call::new((a, b, c), shape, chosen.clone());
         let (steps, scratch, _) = self.launch_call(call).await?;
         self.enqueue(&steps).await?;
         // Back to the pool before the GPU has read them: see Gpu::enqueue.
@@ -154,12 +164,7 @@ impl Gpu {
         timed: bool,
     ) -> Result<(Vec<T>, MatmulRun)> {
         let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
-        let call = Call {
-            io,
-            shape,
-            chosen,
-            pre: Vec::new(),
-        };
+        let call = Call::new(io, shape, chosen);
         let (run, data) = self.submit_matmul(call, true, timed).await?;
         Ok((data.unwrap_or_default(), run))
     }

@@ -65,6 +65,50 @@ fn eight_threads_share_one_gpu() {
     });
 }
 
+/// Queued products from four threads (`Gpu::matmul_queue`: each thread's chain of five, C of one
+/// the A of the next, then every C read), while four others run calls that wait, whose
+/// submissions carry the calls held back: every C checked against the f64 product of its own A,
+/// read back. The calls share one held-back submission, one poll and the locks around them.
+#[test]
+fn queued_chains_and_waited_calls_share_one_gpu() {
+    use tilekit::kernels::matmul::{Selection, Shape};
+    let g = gpu();
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            s.spawn(move || {
+                for round in 0..6usize {
+                    let seed = 100 * t + 10 * round as u64;
+                    if t % 2 == 1 {
+                        mixed(g, round + t as usize, seed);
+                        continue;
+                    }
+                    let (m, w) = (3 + round, 17 + t as usize);
+                    let x0 = random_f32(m * w, seed);
+                    let ws: Vec<Vec<f32>> =
+                        (0..5).map(|i| random_f32(w * w, seed + 1 + i)).collect();
+                    let mut xs = vec![g.upload("x", &x0).unwrap()];
+                    let shape = Shape::new(m, w, w).unwrap();
+                    let dws: Vec<_> = ws.iter().map(|v| g.upload("W", v).unwrap()).collect();
+                    for dw in &dws {
+                        let next = g.alloc::<f32>("x", m * w).unwrap();
+                        g.matmul_queue(xs.last().unwrap(), dw, &next, shape, &Selection::Auto)
+                            .unwrap();
+                        xs.push(next);
+                    }
+                    let mut input = x0;
+                    for (i, wi) in ws.iter().enumerate() {
+                        let out = g.read(&xs[i + 1]).unwrap();
+                        let (exact, mag) = reference(&input, wi, m, w, w);
+                        verify(&out, &exact, &mag, w)
+                            .unwrap_or_else(|e| panic!("thread {t} round {round} layer {i}: {e}"));
+                        input = out;
+                    }
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn three_threads_move_large_buffers_through_the_staging_ring_at_once() {
     // Each upload and read from the ring's sizes takes staging buffers from the one pool the Gpu

@@ -392,9 +392,10 @@ impl Gpu {
         Ok((timing, data))
     }
 
-    /// Record `steps` in one compute pass for a queued call ([`Gpu::matmul_queue`]), and
-    /// submit without waiting: at once while the GPU has none of the queued calls' work left,
-    /// else with the calls that follow, at most [`QUEUE_BATCH`] to a submission.
+    /// Record `steps` for a queued call ([`Gpu::matmul_queue`]) into the compute pass of the
+    /// calls held ([`Held`]), and submit without waiting: at once while the GPU has none of the
+    /// queued calls' work left, else with the calls that follow, at most [`QUEUE_BATCH`] to a
+    /// submission.
     ///
     /// Why it is safe to return now, and to hand the call's scratch buffers back to the pool:
     /// the queue runs submissions, and the passes within one, in order, and wgpu puts a
@@ -418,12 +419,10 @@ impl Gpu {
         let full = self
             .scoped("queueing kernels", || {
                 let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-                let (enc, calls) = pending.get_or_insert_with(|| {
-                    (self.device.create_command_encoder(&Default::default()), 0)
-                });
-                encode_pass(enc, steps, None, 1);
-                *calls += 1;
-                *calls >= QUEUE_BATCH || idle
+                let held = pending.get_or_insert_with(|| Held::new(&self.device));
+                encode_steps(&mut held.pass, steps, 1);
+                held.calls += 1;
+                held.calls >= QUEUE_BATCH || idle
             })
             .await?;
         if full {
@@ -537,13 +536,65 @@ impl Gpu {
 /// ([`Gpu::enqueue`]). On the H100 each submission cost about 10 µs of the host's time and
 /// left the GPU about 13 µs idle, whatever the product: 200 queued 512³ products took 34.0 µs
 /// each one to a submission (the product itself 21 by the GPU's timestamps), 26.2–27.2 four or
-/// eight to one; 16×1024×1024 27.0 against 19.4–21.1 (BENCHMARKS.md 2026-11-27, calls q2, q3).
+/// eight to one; 16×1024×1024 27.0 against 19.4–21.1 (BENCHMARKS.md 2026-11-27, calls q2, q3;
+/// each call then had a compute pass of its own: see [`Held`]).
 pub(crate) const QUEUE_BATCH: usize = 8;
 
 /// Submissions of queued calls a [`Gpu`] leaves unwaited before it waits for the oldest: 64
 /// of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
 /// PyTorch's launch queue does.
 pub(crate) const QUEUED_HELD: usize = 64;
+
+/// Queued calls recorded and not yet submitted ([`Gpu::enqueue`]), all in one compute pass: on
+/// the H100 each pass cost the GPU 5–8 µs more than the dispatches in it, and 200 queued 512³
+/// products took 26.2, 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's
+/// queue 17.9; 16×1024×1024 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27,
+/// call q7). wgpu orders the dispatches of a pass as it orders passes (a barrier between a
+/// buffer's write and its next use).
+pub(crate) struct Held {
+    /// The open pass; it borrows `encoder` (`forget_lifetime`), so it is ended first.
+    pass: wgpu::ComputePass<'static>,
+    encoder: wgpu::CommandEncoder,
+    calls: usize,
+}
+
+impl Held {
+    fn new(device: &wgpu::Device) -> Held {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("tilekit queued"),
+                timestamp_writes: None,
+            })
+            .forget_lifetime();
+        Held {
+            pass,
+            encoder,
+            calls: 0,
+        }
+    }
+
+    /// The calls' command buffer, their pass ended.
+    pub(crate) fn finish(self) -> wgpu::CommandBuffer {
+        let Held { pass, encoder, .. } = self;
+        drop(pass);
+        encoder.finish()
+    }
+}
+
+/// `steps` in order in `pass`, `copies` times back to back.
+fn encode_steps(pass: &mut wgpu::ComputePass<'_>, steps: &[Step], copies: u32) {
+    for _ in 0..copies {
+        for s in steps {
+            pass.set_pipeline(&s.pipeline);
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            if let Some(g) = &s.flag_group {
+                pass.set_bind_group(1, g, &[]);
+            }
+            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
+        }
+    }
+}
 
 /// `steps` in order in one compute pass of `enc` (wgpu makes each dispatch's writes visible to
 /// the next), `copies` times back to back, timed by `timer`'s two timestamps where given.
@@ -559,14 +610,5 @@ fn encode_pass(enc: &mut wgpu::CommandEncoder, steps: &[Step], timer: Option<&Ti
             end_of_pass_write_index: Some(1),
         }),
     });
-    for _ in 0..copies {
-        for s in steps {
-            pass.set_pipeline(&s.pipeline);
-            pass.set_bind_group(0, &s.bind_group, &[]);
-            if let Some(g) = &s.flag_group {
-                pass.set_bind_group(1, g, &[]);
-            }
-            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
-        }
-    }
+    encode_steps(&mut pass, steps, copies);
 }

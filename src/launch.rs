@@ -546,11 +546,11 @@ pub(crate) const QUEUE_BATCH: usize = 8;
 pub(crate) const QUEUED_HELD: usize = 64;
 
 /// Queued calls recorded and not yet submitted ([`Gpu::enqueue`]), all in one compute pass: on
-/// the H100 each pass cost the GPU 5–8 µs more than the dispatches in it, and 200 queued 512³
-/// products took 26.2, 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's
-/// queue 17.9; 16×1024×1024 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27,
-/// call q7). wgpu orders the dispatches of a pass as it orders passes (a barrier between a
-/// buffer's write and its next use).
+/// the H100 a pass of its own cost each call 5–13 µs, and 200 queued 512³ products took 26.2,
+/// 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's queue 17.9; 16×1024×1024
+/// 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27, call q7). wgpu orders the
+/// dispatches of a pass as it orders passes (a barrier between a buffer's write and its next
+/// use).
 pub(crate) struct Held {
     /// The open pass; it borrows `encoder` (`forget_lifetime`), so it is ended first.
     pass: wgpu::ComputePass<'static>,

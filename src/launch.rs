@@ -2,7 +2,9 @@
 //! clock around submit-and-wait elsewhere; the caller learns which one it got. Every launch of a
 //! call goes into one submission with its readback, and one wait (with the GPU timeout); a timed
 //! submission holds the copies of its launches that a back-to-back measurement ([`crate::measure`])
-//! asks for.
+//! asks for. A queued call is recorded and submitted without a wait ([`Gpu::enqueue`]): while the
+//! GPU is busy, the calls queued meanwhile are held in one compute pass ([`Held`]) and submitted
+//! together.
 
 use crate::dispatch::Dispatch;
 use crate::gpu::Gpu;

@@ -88,7 +88,7 @@ pub struct Gpu {
     pub(crate) last_work: Mutex<Option<web_time::Instant>>,
     /// Queued calls' submissions not yet waited for, oldest first ([`Gpu::enqueue`]).
     pub(crate) queued: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
-    /// Queued calls recorded and not yet submitted, with how many ([`Gpu::enqueue`]).
+    /// Queued calls recorded and not yet submitted, in one compute pass ([`Gpu::enqueue`]).
     pub(crate) pending: Mutex<Option<crate::launch::Held>>,
     /// Queued calls' submissions the GPU has not yet finished, as far as wgpu last said.
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,

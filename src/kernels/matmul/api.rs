@@ -314,7 +314,7 @@ impl Gpu {
             .await
     }
 
-    /// Upload A and B, multiply, read C back: timed by the GPU or not ([`Call::timed`]).
+    /// Upload A and B, multiply, read C back: timed by the GPU or not (`submit_matmul`).
     async fn product_of_slices<T: Element>(
         &self,
         a: &[T],

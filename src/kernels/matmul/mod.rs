@@ -139,13 +139,13 @@ pub struct Operands<'a> {
     pub types: Types,
 }
 
+/// A launch's scratch buffers, of any element type, kept until its steps have run (a queued
+/// call hands them back to the pool once recorded: see `Gpu::enqueue`).
+pub(crate) type Scratch = Vec<Box<dyn std::any::Any + Send>>;
+
 /// The steps of one product and the scratch buffers they use (kept alive until they ran), and
 /// what the main step was given: its grid and split of K, which the plan decided
 /// (`tests/matmul.rs` checks the two agree for every variant).
-/// A launch's scratch buffers, of any element type, kept until its steps have run (or, for a
-/// queued call, until they are submitted: see `Gpu::enqueue`).
-pub(crate) type Scratch = Vec<Box<dyn std::any::Any + Send>>;
-
 pub(crate) struct Launch {
     /// Dispatches, in order, in one compute pass.
     pub steps: Vec<Step>,

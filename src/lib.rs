@@ -39,6 +39,7 @@ mod measure;
 mod pipeline;
 pub mod plan;
 pub mod pool;
+mod queue;
 pub mod random;
 pub mod transfer;
 

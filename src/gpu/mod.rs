@@ -89,7 +89,7 @@ pub struct Gpu {
     /// Queued calls' submissions not yet waited for, oldest first ([`Gpu::enqueue`]).
     pub(crate) queued: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
     /// Queued calls recorded and not yet submitted, in one compute pass ([`Gpu::enqueue`]).
-    pub(crate) pending: Mutex<Option<crate::launch::Held>>,
+    pub(crate) pending: Mutex<Option<crate::queue::Held>>,
     /// Queued calls' submissions the GPU has not yet finished, as far as wgpu last said.
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
@@ -380,7 +380,7 @@ impl Gpu {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        taken.map(crate::launch::Held::finish)
+        taken.map(crate::queue::Held::finish)
     }
 
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes

@@ -1,0 +1,169 @@
+//! Queued calls ([`Gpu::matmul_queue`]): recorded and submitted without a wait, as a CUDA launch
+//! returns at once. While the GPU still runs earlier queued work, the calls queued meanwhile are
+//! held in one compute pass ([`Held`]) and submitted together once it is done, at most
+//! [`QUEUE_BATCH`] at a time: on the H100 each submission costs the host about 10 µs and the GPU
+//! about 13, and each compute pass another 5–13 µs (BENCHMARKS.md 2026-11-27 20:30).
+
+use crate::gpu::Gpu;
+use crate::launch::{encode_steps, Step};
+use crate::Result;
+use std::sync::atomic::Ordering;
+
+impl Gpu {
+    /// Record `steps` for a queued call ([`Gpu::matmul_queue`]) into the compute pass of the
+    /// calls held ([`Held`]), and submit without waiting: at once while the GPU has none of the
+    /// queued calls' work left, else with the calls that follow, at most [`QUEUE_BATCH`] to a
+    /// submission.
+    ///
+    /// Why it is safe to return now, and to hand the call's scratch buffers back to the pool:
+    /// the queue runs submissions, and the passes within one, in order, and wgpu puts a
+    /// barrier between one use of a buffer written and the next, so a later call, copy or read
+    /// sees what this one wrote and cannot overwrite what it has yet to read. The one thing
+    /// that would overtake a call held back is a `queue.write_buffer` (it runs before the next
+    /// submission's commands), so every write submits what is held first
+    /// ([`Gpu::write_buffer`]), as does every other submission ([`Gpu::submit_one`]) and
+    /// [`Gpu::queue`].
+    pub(crate) async fn enqueue(&self, steps: &[Step]) -> Result<()> {
+        // wgpu learns that a submission is done only when it polls (a submission polls too):
+        // ask without blocking, so that calls held back go as soon as the GPU has finished the
+        // earlier ones, not when eight have gathered. On the H100, 16 queued products and a
+        // read took 4–20% less time (512³ 59.0, 60.3 → 50.7, 53.6 µs each; 256³ 38.4, 42.3 →
+        // 32.1, 31.0), 200 of them no more (BENCHMARKS.md 2026-11-27, call q5).
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        let idle = self.in_flight.load(Ordering::Relaxed) == 0;
+        let full = self
+            .scoped("queueing kernels", || {
+                let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let held = pending.get_or_insert_with(|| Held::new(&self.device));
+                encode_steps(&mut held.pass, steps, 1);
+                held.calls += 1;
+                held.calls >= QUEUE_BATCH || idle
+            })
+            .await?;
+        if full {
+            self.submit_pending().await?;
+        }
+        Ok(())
+    }
+
+    /// Submit the queued calls held back ([`Gpu::matmul_queue`]), without waiting for them: for
+    /// a program that queues work and then does its own for a while before it reads, so that
+    /// the GPU is not left idle meanwhile. A read, [`Gpu::synchronize`] and the next call that
+    /// waits submit them anyway.
+    pub async fn flush_async(&self) -> Result<()> {
+        self.submit_pending().await
+    }
+
+    /// Blocking [`Gpu::flush_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn flush(&self) -> Result<()> {
+        crate::gpu::block_on(self.flush_async())
+    }
+
+    /// Submit the queued calls recorded and not yet submitted, without waiting for them, and
+    /// count the submission in flight until wgpu reports it done. At most [`QUEUED_HELD`] such
+    /// submissions stay unwaited: the next waits for the oldest, so that a loop that never reads
+    /// does not pile up work (and wgpu's bookkeeping of it) without end.
+    async fn submit_pending(&self) -> Result<()> {
+        let index = self
+            .scoped("queueing kernels", || {
+                let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+                self.take_pending().map(|p| {
+                    let index = self.queue.submit([p]);
+                    let in_flight = self.in_flight.clone();
+                    in_flight.fetch_add(1, Ordering::Relaxed);
+                    self.queue.on_submitted_work_done(move || {
+                        in_flight.fetch_sub(1, Ordering::Relaxed);
+                    });
+                    index
+                })
+            })
+            .await?;
+        let Some(index) = index else {
+            return Ok(());
+        };
+        let oldest = {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            queued.push_back(index);
+            (queued.len() > QUEUED_HELD)
+                .then(|| queued.pop_front())
+                .flatten()
+        };
+        match oldest {
+            Some(i) => self.wait_for("queued kernels", Some(i)).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Wait for everything submitted so far, queued calls included ([`Gpu::matmul_queue`]):
+    /// as `torch.cuda.synchronize()`. Reading a buffer ([`Gpu::read`]) waits for the calls
+    /// queued before it on its own; this is for a timer, or to learn that the work is done.
+    pub async fn synchronize_async(&self) -> Result<()> {
+        self.submit_pending().await?;
+        self.wait_for("queued kernels", None).await?;
+        self.queued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(())
+    }
+
+    /// Blocking [`Gpu::synchronize_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn synchronize(&self) -> Result<()> {
+        crate::gpu::block_on(self.synchronize_async())
+    }
+}
+
+/// Queued calls recorded into one submission at most, while the GPU still runs earlier ones
+/// ([`Gpu::enqueue`]). On the H100 each submission cost about 10 µs of the host's time and
+/// left the GPU about 13 µs idle, whatever the product: 200 queued 512³ products took 34.0 µs
+/// each one to a submission (the product itself 21 by the GPU's timestamps), 26.2–27.2 four or
+/// eight to one; 16×1024×1024 27.0 against 19.4–21.1 (BENCHMARKS.md 2026-11-27, calls q2, q3;
+/// each call then had a compute pass of its own: see [`Held`]).
+pub(crate) const QUEUE_BATCH: usize = 8;
+
+/// Submissions of queued calls a [`Gpu`] leaves unwaited before it waits for the oldest: 64
+/// of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
+/// PyTorch's launch queue does.
+pub(crate) const QUEUED_HELD: usize = 64;
+
+/// Queued calls recorded and not yet submitted ([`Gpu::enqueue`]), all in one compute pass: on
+/// the H100 a pass of its own cost each call 5–13 µs, and 200 queued 512³ products took 26.2,
+/// 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's queue 17.9; 16×1024×1024
+/// 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27, call q7). wgpu orders the
+/// dispatches of a pass as it orders passes (a barrier between a buffer's write and its next
+/// use).
+pub(crate) struct Held {
+    /// The open pass; it borrows `encoder` (`forget_lifetime`), so it is ended first.
+    pass: wgpu::ComputePass<'static>,
+    encoder: wgpu::CommandEncoder,
+    calls: usize,
+}
+
+impl Held {
+    fn new(device: &wgpu::Device) -> Held {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("tilekit queued"),
+                timestamp_writes: None,
+            })
+            .forget_lifetime();
+        Held {
+            pass,
+            encoder,
+            calls: 0,
+        }
+    }
+
+    /// The calls' command buffer, their pass ended.
+    pub(crate) fn finish(self) -> wgpu::CommandBuffer {
+        let Held { pass, encoder, .. } = self;
+        drop(pass);
+        encoder.finish()
+    }
+}

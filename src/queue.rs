@@ -4,14 +4,14 @@
 //! [`QUEUE_BATCH`] at a time: on the H100 each submission costs the host about 10 µs and the GPU
 //! about 13, and each compute pass another 5–13 µs (BENCHMARKS.md 2026-11-27 20:30).
 
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, Held};
 use crate::launch::{encode_steps, Step};
 use crate::Result;
 use std::sync::atomic::Ordering;
 
 impl Gpu {
     /// Record `steps` for a queued call ([`Gpu::matmul_queue`]) into the compute pass of the
-    /// calls held ([`Held`]), and submit without waiting: at once while the GPU has none of the
+    /// calls held (`Held`), and submit without waiting: at once while the GPU has none of the
     /// queued calls' work left, else with the calls that follow, at most [`QUEUE_BATCH`] to a
     /// submission.
     ///
@@ -130,40 +130,3 @@ pub(crate) const QUEUE_BATCH: usize = 8;
 /// of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
 /// PyTorch's launch queue does.
 pub(crate) const QUEUED_HELD: usize = 64;
-
-/// Queued calls recorded and not yet submitted ([`Gpu::enqueue`]), all in one compute pass: on
-/// the H100 a pass of its own cost each call 5–13 µs, and 200 queued 512³ products took 26.2,
-/// 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's queue 17.9; 16×1024×1024
-/// 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27, call q7). wgpu orders the
-/// dispatches of a pass as it orders passes (a barrier between a buffer's write and its next
-/// use).
-pub(crate) struct Held {
-    /// The open pass; it borrows `encoder` (`forget_lifetime`), so it is ended first.
-    pass: wgpu::ComputePass<'static>,
-    encoder: wgpu::CommandEncoder,
-    calls: usize,
-}
-
-impl Held {
-    fn new(device: &wgpu::Device) -> Held {
-        let mut encoder = device.create_command_encoder(&Default::default());
-        let pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("tilekit queued"),
-                timestamp_writes: None,
-            })
-            .forget_lifetime();
-        Held {
-            pass,
-            encoder,
-            calls: 0,
-        }
-    }
-
-    /// The calls' command buffer, their pass ended.
-    pub(crate) fn finish(self) -> wgpu::CommandBuffer {
-        let Held { pass, encoder, .. } = self;
-        drop(pass);
-        encoder.finish()
-    }
-}

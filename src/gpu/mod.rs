@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod adapter;
+mod held;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use adapter::block_on;
 use adapter::pick_adapter;
@@ -19,6 +20,7 @@ pub use adapter::{
     adapter_summaries_async, adapters_async, feature_name, matching, AdapterSummary,
     WANTED_FEATURES,
 };
+pub(crate) use held::Held;
 
 /// How to open a [`Gpu`].
 #[derive(Clone, Debug, Default)]
@@ -89,7 +91,7 @@ pub struct Gpu {
     /// Queued calls' submissions not yet waited for, oldest first ([`Gpu::enqueue`]).
     pub(crate) queued: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
     /// Queued calls recorded and not yet submitted, in one compute pass ([`Gpu::enqueue`]).
-    pub(crate) pending: Mutex<Option<crate::queue::Held>>,
+    pub(crate) pending: Mutex<Option<Held>>,
     /// Queued calls' submissions the GPU has not yet finished, as far as wgpu last said.
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
@@ -380,7 +382,7 @@ impl Gpu {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        taken.map(crate::queue::Held::finish)
+        taken.map(Held::finish)
     }
 
     /// Run `f` inside a validation and an out-of-memory error scope; a wgpu error becomes

@@ -63,38 +63,21 @@ impl Gpu {
         crate::gpu::block_on(self.flush_async())
     }
 
-    /// Submit the queued calls recorded and not yet submitted, without waiting for them, and
-    /// count the submission in flight until wgpu reports it done. At most [`QUEUED_HELD`] such
-    /// submissions stay unwaited: the next waits for the oldest, so that a loop that never reads
-    /// does not pile up work (and wgpu's bookkeeping of it) without end.
+    /// Submit the queued calls held, without waiting for them ([`Gpu::submit_held`]). While more
+    /// than [`QUEUED_HELD`] submissions are in flight, wait for this one, so that a loop that
+    /// never reads does not pile up work (and wgpu's bookkeeping of it) without end.
     async fn submit_pending(&self) -> Result<()> {
         let index = self
             .scoped("queueing kernels", || {
                 let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
-                self.take_pending().map(|p| {
-                    let index = self.queue.submit([p]);
-                    let in_flight = self.in_flight.clone();
-                    in_flight.fetch_add(1, Ordering::Relaxed);
-                    self.queue.on_submitted_work_done(move || {
-                        in_flight.fetch_sub(1, Ordering::Relaxed);
-                    });
-                    index
-                })
+                self.submit_held()
             })
             .await?;
-        let Some(index) = index else {
-            return Ok(());
-        };
-        let oldest = {
-            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-            queued.push_back(index);
-            (queued.len() > QUEUED_HELD)
-                .then(|| queued.pop_front())
-                .flatten()
-        };
-        match oldest {
-            Some(i) => self.wait_for("queued kernels", Some(i)).await,
-            None => Ok(()),
+        match index {
+            Some(i) if self.in_flight.load(Ordering::Relaxed) > QUEUED_HELD => {
+                self.wait_for("queued kernels", Some(i)).await
+            }
+            _ => Ok(()),
         }
     }
 
@@ -103,12 +86,7 @@ impl Gpu {
     /// queued before it on its own; this is for a timer, or to learn that the work is done.
     pub async fn synchronize_async(&self) -> Result<()> {
         self.submit_pending().await?;
-        self.wait_for("queued kernels", None).await?;
-        self.queued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        Ok(())
+        self.wait_for("queued kernels", None).await
     }
 
     /// Blocking [`Gpu::synchronize_async`].
@@ -126,7 +104,7 @@ impl Gpu {
 /// each call then had a compute pass of its own: see [`Held`]).
 pub(crate) const QUEUE_BATCH: usize = 8;
 
-/// Submissions of queued calls a [`Gpu`] leaves unwaited before it waits for the oldest: 64
-/// of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
+/// Submissions of queued calls a [`Gpu`] leaves in flight before it waits for them to finish:
+/// 64 of up to [`QUEUE_BATCH`] calls keep milliseconds of small products ahead of the host, as
 /// PyTorch's launch queue does.
 pub(crate) const QUEUED_HELD: usize = 64;

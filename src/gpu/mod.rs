@@ -88,11 +88,10 @@ pub struct Gpu {
     pub(crate) polling: Mutex<()>,
     /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
     pub(crate) last_work: Mutex<Option<web_time::Instant>>,
-    /// Queued calls' submissions not yet waited for, oldest first ([`Gpu::enqueue`]).
-    pub(crate) queued: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
     /// Queued calls recorded and not yet submitted, in one compute pass ([`Gpu::enqueue`]).
     pub(crate) pending: Mutex<Option<Held>>,
-    /// Queued calls' submissions the GPU has not yet finished, as far as wgpu last said.
+    /// Submissions of queued calls the GPU has not yet finished, as far as wgpu last said
+    /// ([`Gpu::submit_held`]).
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The autotuner's winners for this adapter, read from its cache on first use (the matmul's
     /// table, held as `Any` so that the runtime does not name a kernel family).
@@ -260,7 +259,6 @@ impl Gpu {
             lost,
             polling: Mutex::new(()),
             last_work: Mutex::new(None),
-            queued: Mutex::new(Default::default()),
             pending: Mutex::new(None),
             in_flight: Default::default(),
             tuning: std::sync::OnceLock::new(),
@@ -319,9 +317,7 @@ impl Gpu {
     /// submitted first, so that what the caller then writes or submits comes after them.
     pub fn queue(&self) -> &wgpu::Queue {
         let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = self.take_pending() {
-            self.queue.submit([p]);
-        }
+        self.submit_held();
         &self.queue
     }
 
@@ -369,14 +365,27 @@ impl Gpu {
     /// submitted first, or it would read what the write put there.
     pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, contents: &[u8]) {
         let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = self.take_pending() {
-            self.queue.submit([p]);
-        }
+        self.submit_held();
         self.queue.write_buffer(buffer, 0, contents);
     }
 
+    /// Submit the queued calls held, if there are any, and count the submission in flight until
+    /// wgpu reports it done (`in_flight`, which `Gpu::enqueue` reads). The caller holds
+    /// `polling`. A submission of [`Gpu::submit_one`] carries them too, uncounted: its caller
+    /// waits for it.
+    pub(crate) fn submit_held(&self) -> Option<wgpu::SubmissionIndex> {
+        let held = self.take_pending()?;
+        let index = self.queue.submit([held]);
+        let in_flight = self.in_flight.clone();
+        in_flight.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.queue.on_submitted_work_done(move || {
+            in_flight.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        Some(index)
+    }
+
     /// The queued calls recorded and not yet submitted, finished, if there are any.
-    pub(crate) fn take_pending(&self) -> Option<wgpu::CommandBuffer> {
+    fn take_pending(&self) -> Option<wgpu::CommandBuffer> {
         let taken = self
             .pending
             .lock()

@@ -1,7 +1,8 @@
 // Support passes of the fast matmul variants (joined in front of matmul_pipelined.wgsl and
 // matmul_gemv.wgsl): `pad` copies a ragged matrix into one whose rows are a multiple of 4 floats
 // (zeros outside, as PMPP fig 4.20 loads 0.0 outside the matrix), so that the main kernel keeps
-// 128-bit loads (CUDA Handbook 8.1) everywhere; `sum_splits` adds the split-K partial products
+// 128-bit loads (CUDA Handbook 8.1) everywhere, and `pad2` copies A and B so in one launch;
+// `sum_splits` adds the split-K partial products
 // (one per slice of K) into C. Every launch is a linear count folded into 2-D (src/dispatch.rs).
 
 struct PadParams {
@@ -31,6 +32,9 @@ struct SumParams {
 @group(0) @binding(14) var<storage, read_write> sum_out: array<Out>;    // C (`sum_splits`)
 @group(0) @binding(15) var<uniform> sp: SumParams;
 @group(0) @binding(16) var<storage, read_write> sum_out4: array<Out4>;  // C (`sum_splits4`)
+@group(0) @binding(17) var<storage, read> pad_src_b: array<Elem>;        // B (`pad2`)
+@group(0) @binding(18) var<storage, read_write> pad_dst_b: array<Elem4>;
+@group(0) @binding(19) var<uniform> pp_b: PadParams;
 
 const SUPPORT_WG: u32 = 256u;
 
@@ -41,27 +45,74 @@ fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> u32 {
     return (wid.x + wid.y * nwg.x) * SUPPORT_WG + lid.x;
 }
 
+// The vec4s of `p`'s destination, and where element j of the i-th comes from: its index in the
+// source, or NONE outside it (a zero, fig 4.20).
+const NONE: u32 = 0xffffffffu;
+
+fn pad_count(p: PadParams) -> u32 {
+    return p.rows_out * (p.cols_out / 4u);
+}
+
+fn pad_index(p: PadParams, i: u32, j: u32) -> u32 {
+    let q = p.cols_out / 4u;
+    let r = i / q;
+    let c = 4u * (i % q) + j;
+    if (r < p.rows && c < p.cols) {
+        return r * p.cols + c;
+    }
+    return NONE;
+}
+
 // One invocation per 4 destination floats.
 @compute @workgroup_size(SUPPORT_WG)
 fn pad(@builtin(workgroup_id) wid: vec3<u32>,
        @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_id) lid: vec3<u32>) {
-    let q = pp.cols_out / 4u;
     let i = linear_id(wid, nwg, lid);
-    if (i >= pp.rows_out * q) {
+    if (i >= pad_count(pp)) {
         return;
     }
-    let r = i / q;
-    let c0 = 4u * (i % q);
     var v = Elem4();
-    if (r < pp.rows) {
-        for (var j = 0u; j < 4u; j++) {
-            if (c0 + j < pp.cols) {
-                v[j] = pad_src[r * pp.cols + c0 + j];
-            }
+    for (var j = 0u; j < 4u; j++) {
+        let s = pad_index(pp, i, j);
+        if (s != NONE) {
+            v[j] = pad_src[s];
         }
     }
     pad_dst[i] = v;
+}
+
+// A ragged K and N: A's copy (`pp`) and B's (`pp_b`) in one launch, A's vec4s first. Two launches
+// are two waves one behind the other: the second waits at the barrier between them for the
+// first one's last workgroups.
+@compute @workgroup_size(SUPPORT_WG)
+fn pad2(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = linear_id(wid, nwg, lid);
+    var v = Elem4();
+    let na = pad_count(pp);
+    if (i < na) {
+        for (var j = 0u; j < 4u; j++) {
+            let s = pad_index(pp, i, j);
+            if (s != NONE) {
+                v[j] = pad_src[s];
+            }
+        }
+        pad_dst[i] = v;
+        return;
+    }
+    let ib = i - na;
+    if (ib >= pad_count(pp_b)) {
+        return;
+    }
+    for (var j = 0u; j < 4u; j++) {
+        let s = pad_index(pp_b, ib, j);
+        if (s != NONE) {
+            v[j] = pad_src_b[s];
+        }
+    }
+    pad_dst_b[ib] = v;
 }
 
 // Per 4 floats of a row of the partials, `lanes` invocations, each adding every lanes-th

@@ -178,7 +178,7 @@ impl Source {
                 );
             }
             let wide = self.module(*types, Form::WIDE);
-            for pass in ["pad", "sum_splits", "sum_splits4"] {
+            for pass in ["pad", "pad2", "sum_splits", "sum_splits4"] {
                 all.push(PipelineUse::new(&wide, pass, vec![]));
             }
         }

@@ -142,46 +142,71 @@ impl Padded {
     }
 }
 
-/// A copy of the `rows`×`cols` matrix `src` (elements of `elem`) as `rows_out`×`cols_out`
-/// (`cols_out` a multiple of 4), zeros outside: the step and the buffer it writes.
-pub(crate) async fn pad(
+/// One operand's copy: its source, its shape and the shape of the copy.
+struct PadOf<'b> {
+    src: Bind<'b>,
+    from: (u32, u32),
+    to: (u32, u32),
+}
+
+/// The buffer a copy of `to` (`rows_out`×`cols_out`, `cols_out` a multiple of 4) writes, and the
+/// uniform that tells the shader both shapes.
+async fn pad_target(
     gpu: &Gpu,
-    shader: &Shader,
     elem: Precision,
-    src: Bind<'_>,
-    (rows, cols): (u32, u32),
-    (rows_out, cols_out): (u32, u32),
-) -> Result<(Step, Padded)> {
-    let len = rows_out as usize * cols_out as usize;
+    PadOf { from, to, .. }: &PadOf<'_>,
+) -> Result<(Padded, crate::pool::Uniform, u64)> {
+    let len = to.0 as usize * to.1 as usize;
     let what = "padded matmul operand";
     let dst = match elem {
         Precision::F32 => Padded::F32(gpu.alloc_uninit::<f32>(what, len).await?),
         Precision::F16 => Padded::F16(gpu.alloc_uninit::<half::f16>(what, len).await?),
     };
     let params = gpu.uniform(&Four {
-        a: rows,
-        b: cols,
-        c: rows_out,
-        d: cols_out,
+        a: from.0,
+        b: from.1,
+        c: to.0,
+        d: to.1,
     });
-    let step = gpu
-        .step(
-            shader,
-            "pad",
-            &[],
-            &[(10, src), (11, dst.bind()), (12, params.bind())],
-            cdiv(len as u64 / 4, SUPPORT_WG),
-        )
-        .await?;
-    Ok((step, dst))
+    Ok((dst, params, len as u64 / 4))
 }
 
-/// Ragged K or N: the steps that copy the ragged operands not read in place (`reads`) into rows
+/// Copies of the `rows`×`cols` matrices given into `rows_out`×`cols_out` ones (`cols_out` a
+/// multiple of 4), zeros outside: one step for one matrix (`pad`) or for two (`pad2`, which
+/// saves the second launch's wait for the first), and the buffers it writes.
+async fn pad(
+    gpu: &Gpu,
+    shader: &Shader,
+    elem: Precision,
+    first: PadOf<'_>,
+    second: Option<PadOf<'_>>,
+) -> Result<(Step, Padded, Option<Padded>)> {
+    let (dst, params, mut vec4s) = pad_target(gpu, elem, &first).await?;
+    let mut io = vec![(10, first.src), (11, dst.bind()), (12, params.bind())];
+    let second = match &second {
+        Some(op) => {
+            let (dst_b, params_b, n) = pad_target(gpu, elem, op).await?;
+            vec4s += n;
+            Some((op.src, dst_b, params_b))
+        }
+        None => None,
+    };
+    if let Some((src, dst_b, params_b)) = &second {
+        io.extend([(17, *src), (18, dst_b.bind()), (19, params_b.bind())]);
+    }
+    let entry = if second.is_some() { "pad2" } else { "pad" };
+    let step = gpu
+        .step(shader, entry, &[], &io, cdiv(vec4s, SUPPORT_WG))
+        .await?;
+    Ok((step, dst, second.map(|(_, d, _)| d)))
+}
+
+/// Ragged K or N: the step that copies the ragged operands not read in place (`reads`) into rows
 /// of 4 elements (zeros outside, fig 4.20) and the copies, for a variant whose loads are 4
-/// elements wide: A to `k4` columns where K is ragged, B to `n4` columns where N is. Each keeps
-/// its rows: the main step reads K rows of B whatever A's row length, so a ragged K alone leaves
-/// B where it lies (H100, BENCHMARKS.md 2026-11-26: f32 3000×5001×700 554 µs against 565 with B
-/// copied too).
+/// elements wide: A to `k4` columns where K is ragged, B to `n4` columns where N is, both in one
+/// launch where both are copied. Each keeps its rows: the main step reads K rows of B whatever
+/// A's row length, so a ragged K alone leaves B where it lies (H100, BENCHMARKS.md 2026-11-26:
+/// f32 3000×5001×700 554 µs against 565 with B copied too).
 pub(crate) async fn pad_operands(
     gpu: &Gpu,
     shader: &Shader,
@@ -193,21 +218,29 @@ pub(crate) async fn pad_operands(
 ) -> Result<(Option<Padded>, Option<Padded>)> {
     let Shape { m, k, n } = shape;
     let (k4, n4) = (round4(k), round4(n));
-    let pa = if k4 != k && !reads.a {
-        let (s, buf) = pad(gpu, shader, elem, a, (m, k), (m, k4)).await?;
-        steps.push(s);
-        Some(buf)
-    } else {
-        None
-    };
-    let pb = if n4 != n && !reads.b {
-        let (s, buf) = pad(gpu, shader, elem, b, (k, n), (k, n4)).await?;
-        steps.push(s);
-        Some(buf)
-    } else {
-        None
-    };
-    Ok((pa, pb))
+    let pad_a = (k4 != k && !reads.a).then_some(PadOf {
+        src: a,
+        from: (m, k),
+        to: (m, k4),
+    });
+    let pad_b = (n4 != n && !reads.b).then_some(PadOf {
+        src: b,
+        from: (k, n),
+        to: (k, n4),
+    });
+    Ok(match (pad_a, pad_b) {
+        (Some(pa), pb) => {
+            let (step, da, db) = pad(gpu, shader, elem, pa, pb).await?;
+            steps.push(step);
+            (Some(da), db)
+        }
+        (None, Some(pb)) => {
+            let (step, db, _) = pad(gpu, shader, elem, pb, None).await?;
+            steps.push(step);
+            (None, Some(db))
+        }
+        (None, None) => (None, None),
+    })
 }
 
 /// Stream-K's launches, in either form (the last wave's blocks in heads and tails, or every

@@ -63,15 +63,10 @@ fn pad_index(p: PadParams, i: u32, j: u32) -> u32 {
     return NONE;
 }
 
-// One invocation per 4 destination floats.
-@compute @workgroup_size(SUPPORT_WG)
-fn pad(@builtin(workgroup_id) wid: vec3<u32>,
-       @builtin(num_workgroups) nwg: vec3<u32>,
-       @builtin(local_invocation_id) lid: vec3<u32>) {
-    let i = linear_id(wid, nwg, lid);
-    if (i >= pad_count(pp)) {
-        return;
-    }
+// The i-th vec4 of the copy of `pad_src`, gathered from four scalar loads: a ragged row starts
+// anywhere in a vec4 (two aligned vec4 loads and a shift ran no faster in f32 and 3–10% slower in
+// f16, BENCHMARKS.md 2026-11-27 23:08).
+fn pad_vec4(i: u32) -> Elem4 {
     var v = Elem4();
     for (var j = 0u; j < 4u; j++) {
         let s = pad_index(pp, i, j);
@@ -79,40 +74,47 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
             v[j] = pad_src[s];
         }
     }
-    pad_dst[i] = v;
+    return v;
+}
+
+// The same for `pad_src_b` (`pad2`'s second copy).
+fn pad_vec4_b(i: u32) -> Elem4 {
+    var v = Elem4();
+    for (var j = 0u; j < 4u; j++) {
+        let s = pad_index(pp_b, i, j);
+        if (s != NONE) {
+            v[j] = pad_src_b[s];
+        }
+    }
+    return v;
+}
+
+// One invocation per 4 destination floats.
+@compute @workgroup_size(SUPPORT_WG)
+fn pad(@builtin(workgroup_id) wid: vec3<u32>,
+       @builtin(num_workgroups) nwg: vec3<u32>,
+       @builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = linear_id(wid, nwg, lid);
+    if (i < pad_count(pp)) {
+        pad_dst[i] = pad_vec4(i);
+    }
 }
 
 // A ragged K and N: A's copy (`pp`) and B's (`pp_b`) in one launch, A's vec4s first. Two launches
 // are two waves one behind the other: the second waits at the barrier between them for the
-// first one's last workgroups.
+// first one's last workgroups (H100: f16 1000×1001×1003 31.6 → 29.4 µs, BENCHMARKS.md
+// 2026-11-27 23:08).
 @compute @workgroup_size(SUPPORT_WG)
 fn pad2(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>) {
     let i = linear_id(wid, nwg, lid);
-    var v = Elem4();
     let na = pad_count(pp);
     if (i < na) {
-        for (var j = 0u; j < 4u; j++) {
-            let s = pad_index(pp, i, j);
-            if (s != NONE) {
-                v[j] = pad_src[s];
-            }
-        }
-        pad_dst[i] = v;
-        return;
+        pad_dst[i] = pad_vec4(i);
+    } else if (i - na < pad_count(pp_b)) {
+        pad_dst_b[i - na] = pad_vec4_b(i - na);
     }
-    let ib = i - na;
-    if (ib >= pad_count(pp_b)) {
-        return;
-    }
-    for (var j = 0u; j < 4u; j++) {
-        let s = pad_index(pp_b, ib, j);
-        if (s != NONE) {
-            v[j] = pad_src_b[s];
-        }
-    }
-    pad_dst_b[ib] = v;
 }
 
 // Per 4 floats of a row of the partials, `lanes` invocations, each adding every lanes-th

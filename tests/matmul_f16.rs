@@ -379,6 +379,29 @@ fn every_f16_kernel_the_adapter_has_matches_the_f64_reference_at_ragged_shapes()
     }
 }
 
+/// Past skinny products, a ragged K and N has A and B copied into rows of 4 in one launch
+/// (`pad2`), in f16 as in f32 (tests/matmul.rs): the pipelined f16 kernel in 64×64×8 blocks at
+/// 900×301×1003, where 16 blocks read each row of A and 15 each column of B, every element
+/// against f64. Without SHADER_F16 (wgpu's GL back end) the same call is the typed error.
+#[test]
+fn both_ragged_f16_operands_are_copied_in_one_launch() {
+    let g = gpu();
+    let selection = Selection::Forced {
+        variant: Variant::PIPELINED_F16,
+        tile: "64x64x8".into(),
+    };
+    let shape = (900, 301, 1003);
+    if !g.has(wgpu::Features::SHADER_F16) {
+        let (a16, _) = halves(900 * 301, 1);
+        let (b16, _) = halves(301 * 1003, 2);
+        let e = g.matmul_with(&a16, &b16, shape, &selection).unwrap_err();
+        assert!(matches!(e, Error::MissingFeature { .. }), "{e}");
+        return;
+    }
+    let run = check_f16_with(&selection, shape, 150);
+    assert!(run.tile.ends_with(" padded A and B"), "{}", run.tile);
+}
+
 /// What lies past the end of a row of A is the next row: no f16 kernel that reads a ragged K in
 /// place may read it into this one. With an infinity at the start of row 1, rows 0 and 2 of C
 /// stay finite and right (the slice at the end of row 0 would otherwise multiply it by a zero of

@@ -182,19 +182,20 @@ async fn pad(
     second: Option<PadOf<'_>>,
 ) -> Result<(Step, Padded, Option<Padded>)> {
     let (dst, params, mut vec4s) = pad_target(gpu, elem, &first).await?;
-    let mut io = vec![(10, first.src), (11, dst.bind()), (12, params.bind())];
-    let second = match &second {
+    let second = match second {
         Some(op) => {
-            let (dst_b, params_b, n) = pad_target(gpu, elem, op).await?;
+            let (dst_b, params_b, n) = pad_target(gpu, elem, &op).await?;
             vec4s += n;
             Some((op.src, dst_b, params_b))
         }
         None => None,
     };
+    let mut io = vec![(10, first.src), (11, dst.bind()), (12, params.bind())];
+    let mut entry = "pad";
     if let Some((src, dst_b, params_b)) = &second {
         io.extend([(17, *src), (18, dst_b.bind()), (19, params_b.bind())]);
+        entry = "pad2";
     }
-    let entry = if second.is_some() { "pad2" } else { "pad" };
     let step = gpu
         .step(shader, entry, &[], &io, cdiv(vec4s, SUPPORT_WG))
         .await?;

@@ -77,7 +77,8 @@ fn pad_vec4(i: u32) -> Elem4 {
     return v;
 }
 
-// The same for `pad_src_b` (`pad2`'s second copy).
+// The same for `pad_src_b` (`pad2`'s second copy): written twice, since a WGSL function cannot
+// take a pointer to a storage buffer in naga 30 (docs/wgpu-notes.md 17).
 fn pad_vec4_b(i: u32) -> Elem4 {
     var v = Elem4();
     for (var j = 0u; j < 4u; j++) {

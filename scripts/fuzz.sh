@@ -3,9 +3,9 @@
 # (scripts/test.sh runs it, so CI does). Needs the nightly toolchain; cargo-fuzz is installed
 # from crates.io when missing.
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
-# The fuzzer starts from fuzz/regressions/TARGET (every input that ever broke something; the
-# test suite runs them too, tests/fuzz_regressions.rs) and a few valid files. An input it finds
-# that panics, aborts or hangs is copied into fuzz/regressions/TARGET and the script fails:
+# The fuzzer starts from cli/fuzz/regressions/TARGET (every input that ever broke something; the
+# test suite runs them too, cli/tests/fuzz_regressions.rs) and a few valid files. An input it finds
+# that panics, aborts or hangs is copied into cli/fuzz/regressions/TARGET and the script fails:
 # fix the bug and commit the file, and it stays a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +24,8 @@ mkdir -p "$work/corpus/npy" "$work/corpus/cli_args" "$work/artifacts"
 # Seeds: every regression, and valid files of every dtype tilekit reads (written by tilekit's
 # own .npy writer through the tour-free `run` path would need a GPU; these bytes are NumPy's
 # format written out by hand: version 1.0, a 118-byte padded header, then the data).
-cp fuzz/regressions/npy/* "$work/corpus/npy/"
-cp fuzz/regressions/cli_args/* "$work/corpus/cli_args/"
+cp cli/fuzz/regressions/npy/* "$work/corpus/npy/"
+cp cli/fuzz/regressions/cli_args/* "$work/corpus/cli_args/"
 for d in '<f4' '<f8' '<f2' '<i4' '<u4' '|u1' '>f4'; do
   header="{'descr': '$d', 'fortran_order': False, 'shape': (2, 3), }"
   pad=$((117 - ${#header}))
@@ -41,9 +41,9 @@ status=0
 for target in npy cli_args; do
   echo "== fuzzing $target for ${secs}s ==" >&2
   mkdir -p "$work/artifacts/$target"
-  if ! cargo +nightly fuzz run --fuzz-dir fuzz --dev --sanitizer none "$target" "$work/corpus/$target" -- \
+  if ! (cd cli && cargo +nightly fuzz run --fuzz-dir fuzz --dev --sanitizer none "$target" "$work/corpus/$target" -- \
     -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$work/artifacts/$target/" -print_final_stats=1 2>"$work/$target.log"; then
+    -artifact_prefix="$work/artifacts/$target/" -print_final_stats=1) 2>"$work/$target.log"; then
     tail -40 "$work/$target.log" >&2
     status=1
   else
@@ -51,8 +51,8 @@ for target in npy cli_args; do
   fi
   for found in "$work/artifacts/$target"/*; do
     [ -e "$found" ] || continue
-    cp "$found" "fuzz/regressions/$target/"
-    echo "error: the $target target found $(basename "$found"): kept in fuzz/regressions/$target/" >&2
+    cp "$found" "cli/fuzz/regressions/$target/"
+    echo "error: the $target target found $(basename "$found"): kept in cli/fuzz/regressions/$target/" >&2
     status=1
   done
 done

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/vulkan.sh
-cargo run --release --quiet -- tour "$@"
+cargo run --release --quiet -p tilekit-cli -- tour "$@"

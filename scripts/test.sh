@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README, CI): format, lints (the library alone, with the tour, with the
-# command line), then every test on the best adapter found (lavapipe on a machine without a GPU),
+# The test command (README, CI): format, lints (every crate of the workspace, and the page),
+# then every test of the library, the course and the command line on the best adapter found (lavapipe on a machine without a GPU),
 # every example and the tour; on Linux, the kernel tests and the lessons again on wgpu's GL back end
 # (llvmpipe through EGL); the fuzz targets for a bounded time (TILEKIT_FUZZ_SECONDS, default 20
 # each; 0 skips them); then the web page, built for wasm32 and checked in headless Chromium on
@@ -54,34 +54,34 @@ step() { echo "== $* ($((SECONDS - started)) s in) ==" >&2; }
 step formatting and lints
 cargo fmt --check
 (cd web && cargo fmt --check)
-cargo clippy --all-targets -- -D warnings
-cargo clippy --lib --no-default-features -- -D warnings
-cargo clippy --lib --no-default-features --features tour -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 step the tests
-cargo test
+cargo test --workspace
 step every example, small sizes
 for example in examples/*.rs; do
   name=$(basename "$example" .rs)
   echo "-- $name" >&2
-  cargo run --quiet --example "$name" -- --quick >/dev/null
+  cargo run --quiet -p tilekit --example "$name" -- --quick >/dev/null
 done
 step the tour
 # `cargo run`, not ./target/...: CARGO_TARGET_DIR may put the binary elsewhere.
-cargo run --quiet -- tour --quick
+cargo run --quiet -p tilekit-cli -- tour --quick
 if [ "$(uname -s)" = Linux ]; then
   ensure_gl
   # The kernels, the lessons (tests/tour.rs runs the whole tour) and the exercise checker on a
   # second back end; the command line, files and reports do not depend on it.
   step the kernel tests and the tour on the GL back end
   gl_tests=()
-  for t in matmul matmul_queue matmul_f16 reduce reverse transpose histogram blur wide carve layers gpu tour exercises; do
+  for t in matmul matmul_queue matmul_f16 reduce reverse transpose histogram blur wide carve gpu tour exercises; do
     gl_tests+=(--test "$t")
   done
   # One test at a time: wgpu's GL back end has one context per adapter, and a thread that waits
   # on it longer than 6 s makes another thread's call panic ("Could not lock adapter context"):
   # that happened once here with the machine loaded, and one at a time also ran these tests in
   # 25 s against 59 s on two cores.
-  WGPU_BACKEND=gl cargo test "${gl_tests[@]}" -- --test-threads=1
+  # --workspace, as the tests above: built for one package alone, wgpu's features would differ
+  # and it would be compiled again.
+  WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]}" -- --test-threads=1
 fi
 fuzz_seconds=${TILEKIT_FUZZ_SECONDS:-20}
 if [ "$fuzz_seconds" != 0 ]; then

@@ -227,10 +227,10 @@ impl Gpu {
 
     /// Run `steps` and read `bytes` of `buffer` back as elements of `T`, in one submission and
     /// one wait, copied once out of the mapped staging
-    /// buffer (a second copy from bytes into `T`s cost about as much as the readback itself for
-    /// a 1 MiB result on the H100). `timed: false` skips the timestamp queries (the timing is then
-    /// the wall clock), for a call whose caller wants the answer, not the time: on the H100 the
-    /// queries' resolve, copy and second mapping cost a 2^20 sum's call 12–14 µs (BENCHMARKS.md).
+    /// buffer (a second copy from bytes into `T`s costs about as much as the readback itself).
+    /// `timed: false` skips the timestamp queries (the timing is then the wall clock), for a call
+    /// whose caller wants the answer, not the time: the queries' resolve, copy and second mapping
+    /// are a large part of a small call (BENCHMARKS.md, "The per-call tax").
     pub(crate) async fn execute_and_read_as<T: bytemuck::Pod>(
         &self,
         steps: &[Step],

@@ -41,22 +41,8 @@ pub mod plan;
 pub mod pool;
 mod queue;
 pub mod random;
+pub mod shaders;
 pub mod transfer;
-
-// What the command line and the web page share: the lessons, the tour, its HTML report, the
-// exercises' checker. No files, no terminal.
-#[cfg(feature = "tour")]
-pub mod exercise;
-#[cfg(feature = "tour")]
-pub mod report;
-#[cfg(feature = "tour")]
-pub mod tour;
-
-// The command line: private but for its entry point.
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-pub mod cli;
 
 pub use buffer::{DeviceBuffer, POISON};
 pub use dispatch::Dispatch;

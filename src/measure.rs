@@ -136,10 +136,8 @@ pub enum Speed {
     /// No difference the measurement can tell; the ratio of the medians.
     Same(f64),
     /// Not compared: measured on a CPU adapter, whose kernels' speeds follow whatever else the
-    /// machine runs. On lavapipe (2 cores) the histogram with workgroup atomics read 5.6x faster
-    /// than with global ones on an idle machine and 1.2x slower while a build ran beside it,
-    /// each half of the side-by-side rounds agreeing; the vec4 copy, 1.3x slower than the scalar
-    /// one in one idle process and 1.4x faster in the next (BENCHMARKS.md, 2026-11-26).
+    /// machine runs: on lavapipe the same pair of kernels can swap places between two processes
+    /// (BENCHMARKS.md, "lavapipe (Mesa, 2 cores): the CI machine").
     OnCpu,
 }
 
@@ -163,18 +161,12 @@ impl Speed {
     /// above 1), and the first half of the rounds and the second each show it on their own
     /// (each half's median above 1.1: a rerun within the measurement); a slow-down likewise.
     ///
-    /// Why: a CPU adapter's speed drifts by more than the difference of two kernels. Each kernel
-    /// timed in a block of its own, lavapipe's vec4 copy read from 2.4x slower to "not clearly"
-    /// slower than the scalar one, tour to tour. Side by side, each round's two calls share one
-    /// moment, but a kernel may also move between regimes of its own for tens of rounds at a
-    /// time: on two cores the vec4 copy of 2^20 words ran 0.9, 1.2 or 2.5 ms beside a steady
-    /// 1.45 for the scalar copy, and batches of five rounds said 1.5x slower and 1.5x faster in
-    /// one process; the histogram's workgroup atomics, 3.4x faster than global ones for most
-    /// rounds, were as fast for a stretch of a dozen. The rounds therefore spread over
-    /// [`SIDE_BY_SIDE_SECONDS`], and a regime that holds for only part of them makes the halves
-    /// disagree. (One that holds for seconds is beyond any measurement: spread over a second,
-    /// the two copies read 1.3x slower in one process and 1.4x faster in the next, and a busy
-    /// machine turns others round: so a CPU adapter's runs are not compared, [`Speed::OnCpu`].)
+    /// Why: a CPU adapter's speed drifts by more than the difference of two kernels, and a
+    /// kernel may move between regimes of its own for tens of rounds at a time. Side by side,
+    /// each round's two calls share one moment; the rounds spread over [`SIDE_BY_SIDE_SECONDS`],
+    /// so a regime that holds for only part of them makes the halves disagree. One that holds for
+    /// seconds is beyond any measurement, so a CPU adapter's runs are not compared
+    /// ([`Speed::OnCpu`]; BENCHMARKS.md, "Process to process").
     pub fn paired(a: &[f64], b: &[f64]) -> Speed {
         let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| b / a).collect();
         if ratios.is_empty() {
@@ -229,10 +221,8 @@ impl Speed {
 
 impl Gpu {
     /// Seconds of back-to-back work before a measurement counts, decided before it starts. GPUs
-    /// lower their clocks when idle and raise them only after a stretch of sustained work: on the
-    /// H100 the SM clock fell from 1980 to 345 MHz within about 1.5 s of idling, and a 1 GiB sum
-    /// then ran 0.3 s of back-to-back calls at 1.75 TB/s before the clock came back and it ran at
-    /// 3.05 (BENCHMARKS.md, "the 1 GiB sum": a warm-up of 0.25 s measured the slow clock). So 1 s
+    /// lower their clocks when idle and raise them only after a stretch of sustained work, and a
+    /// warm-up too short measured the slow clock (BENCHMARKS.md, "Warm up by time"). So 1 s
     /// after an idle stretch (over 0.2 s since the GPU last finished work, or none yet), 0.25 s
     /// when it has just been busy (the tuner's trials, one bench case after another). Zero on CPU
     /// adapters.
@@ -265,15 +255,14 @@ impl Gpu {
     }
 
     /// Time `f`: one untimed call first (it builds the pipelines, and a driver with a cold shader
-    /// cache may finish compiling them at their first dispatch: 1.44 s was once reported for a
-    /// 3 ms matmul), then calls back to back until the GPU has been busy for
+    /// cache may finish compiling them at their first dispatch, a time far beyond the kernel's),
+    /// then calls back to back until the GPU has been busy for
     /// [`Gpu::warm_up_seconds`], then [`STEADY_RUNS`] timed calls: their median and spread.
     /// The warm-up is counted from the end of the first call, and a first call that took longer
     /// than the idle threshold (0.2 s: a pipeline compiled while the GPU waited) earns the idle
     /// warm-up. Counted from before it, a compile longer than the warm-up left none, and the
-    /// runs were timed at whatever clock the idle GPU had fallen to (in a `tilekit tune` on the
-    /// H100 the cooperative kernel's first tile measured 987 µs at 4096³ and 1126 µs at 4095³,
-    /// 555–605 warm, and a slower tile was recorded as the winner; BENCHMARKS.md, 2026-11-24).
+    /// runs were timed at whatever clock the idle GPU had fallen to, and a tune could record a
+    /// slower tile as the winner (BENCHMARKS.md, "Warm up by time").
     pub async fn measure_async<R>(
         &self,
         f: impl AsyncFnMut() -> Result<R>,
@@ -287,8 +276,7 @@ impl Gpu {
     /// the call's steps back to back, enough to keep the GPU busy for about a millisecond (at
     /// most 64), and a run's time is their span over the copies. One launch at a time, a short
     /// kernel leaves the GPU idle between calls and the driver may lower its clock while it is
-    /// timed: on the H100 the SM clock fell to 1065–1440 MHz during a bench case of an 83 µs
-    /// product, which then measured 128–192 µs (BENCHMARKS.md, 2026-11-25). CUDA-event timing, as
+    /// timed (BENCHMARKS.md, "Warm up by time"). CUDA-event timing, as
     /// PyTorch's, is of back-to-back launches too. On a CPU adapter, and without GPU timestamps,
     /// one copy.
     pub async fn measure_back_to_back_async<R>(

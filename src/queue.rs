@@ -1,8 +1,8 @@
 //! Queued calls ([`Gpu::matmul_queue`]): recorded and submitted without a wait, as a CUDA launch
 //! returns at once. While the GPU still runs earlier queued work, the calls queued meanwhile are
 //! held in one compute pass ([`Held`]) and submitted together once it is done, at most
-//! [`QUEUE_BATCH`] at a time: on the H100 each submission costs the host about 10 µs and the GPU
-//! about 13, and each compute pass another 5–13 µs (BENCHMARKS.md 2026-11-27 20:30).
+//! [`QUEUE_BATCH`] at a time: each submission and each compute pass costs both the host and the
+//! GPU time of their own (BENCHMARKS.md, "Queued products").
 
 use crate::gpu::{Gpu, Held};
 use crate::launch::{encode_steps, Step};
@@ -26,9 +26,8 @@ impl Gpu {
     pub(crate) async fn enqueue(&self, steps: &[Step]) -> Result<()> {
         // wgpu learns that a submission is done only when it polls (a submission polls too):
         // ask without blocking, so that calls held back go as soon as the GPU has finished the
-        // earlier ones, not when eight have gathered. On the H100, 16 queued products and a
-        // read took 4–20% less time (512³ 59.0, 60.3 → 50.7, 53.6 µs each; 256³ 38.4, 42.3 →
-        // 32.1, 31.0), 200 of them no more (BENCHMARKS.md 2026-11-27, call q5).
+        // earlier ones, not when eight have gathered: a short queue then finishes sooner
+        // (BENCHMARKS.md, "Queued products").
         if self.in_flight.load(Ordering::Relaxed) > 0 {
             let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
             let _ = self.device.poll(wgpu::PollType::Poll);
@@ -97,11 +96,9 @@ impl Gpu {
 }
 
 /// Queued calls recorded into one submission at most, while the GPU still runs earlier ones
-/// ([`Gpu::enqueue`]). On the H100 each submission cost about 10 µs of the host's time and
-/// left the GPU about 13 µs idle, whatever the product: 200 queued 512³ products took 34.0 µs
-/// each one to a submission (the product itself 21 by the GPU's timestamps), 26.2–27.2 four or
-/// eight to one; 16×1024×1024 27.0 against 19.4–21.1 (BENCHMARKS.md 2026-11-27, calls q2, q3;
-/// each call then had a compute pass of its own: see [`Held`]).
+/// ([`Gpu::enqueue`]): a submission costs the host time and leaves the GPU idle whatever the
+/// product, so small queued products run faster several to a submission (BENCHMARKS.md,
+/// "Queued products").
 pub(crate) const QUEUE_BATCH: usize = 8;
 
 /// Submissions of queued calls a [`Gpu`] leaves in flight before it waits for them to finish:

@@ -4,27 +4,23 @@
 //!
 //! Why: `queue.write_buffer` and `create_buffer_init` stage every upload in a buffer allocated
 //! for that call, and a readback into one staging buffer must copy all of it before the host can
-//! read any. On an H100 (BENCHMARKS.md, 2026-11-26 16:19–16:37 UTC) a whole f32 4096³ call from
-//! host slices took 82–83 ms that way, against PyTorch's 56–66; in chunks through this ring,
-//! 48–52. At 8192×8192×64 (A of 268 MB): 88–105 ms before, 30–34 after, PyTorch 27–33.
+//! read any; a whole call from large host slices then took far longer than PyTorch's, and through
+//! this ring it does not (BENCHMARKS.md, "Host slices through a staging ring").
 //!
 //! Natively only: a browser's `writeBuffer` and `mapAsync` stage the data themselves.
 
 use crate::pool::Way;
 use crate::{Error, Gpu, Result};
 
-/// Bytes per chunk (8 MiB ran the H100's calls as fast as 4, 16 or 32, with three buffers
-/// in flight rather than two or four: BENCHMARKS.md, 2026-11-26 16:22).
+/// Bytes per chunk: 8 MiB, with three buffers in flight, ran calls as fast as the other sizes
+/// and counts tried (BENCHMARKS.md, "Host slices through a staging ring").
 pub const CHUNK: u64 = 8 << 20;
 
 /// Staging buffers in flight, per direction; also how many the pools keep.
 pub const RING: usize = 3;
 
-/// Uploads from this size go in chunks. Below it `queue.write_buffer` ran whole calls as fast or
-/// faster on the H100 (BENCHMARKS.md, 2026-11-26 17:38–17:42 UTC, six rounds each: operands of 1
-/// to 24 MiB 4–14% faster, of 32 MiB 16.9 against 22.6 ms, of 48 MiB alike); from a 57 MiB
-/// operand on, the ring ran them faster (3000×5000×700 9.9 against 13.6 ms, 4096³ 48–52 against
-/// 82, 268 MB 30–34 against 88–105).
+/// Uploads from this size go in chunks: below it `queue.write_buffer` ran whole calls as fast or
+/// faster, above it the ring did (BENCHMARKS.md, "Host slices through a staging ring").
 pub const CHUNKED_UPLOAD: u64 = 48 << 20;
 
 /// Whether an upload of `bytes` goes through the staging ring.

@@ -62,17 +62,3 @@ fn every_shader_file_is_part_of_a_module() {
         dir.display()
     );
 }
-
-/// naga does not check WGSL's uniformity rule for barriers (a `workgroupBarrier()` inside
-/// `if (tx == 0u)` validates); tilekit's own check (the exercise checker's) holds every project
-/// shader to it, so that what Chrome's compiler would refuse never ships.
-#[cfg(feature = "cli")]
-#[test]
-fn every_barrier_in_every_module_is_in_uniform_control_flow() {
-    for m in all_modules() {
-        let source = &m.shader.source;
-        let module = naga::front::wgsl::parse_str(source).unwrap();
-        let found = tilekit::exercise::divergent_barriers(&module, source);
-        assert!(found.is_empty(), "{}: {found:?}", m.shader.name);
-    }
-}

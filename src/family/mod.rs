@@ -1,29 +1,10 @@
-//! What a kernel family is and what it implements to present itself: the [`Family`] trait the
-//! registry (`crate::kernels::FAMILIES`) lists, its shader modules and pipelines, and, for the
-//! tour, the bench and the command line, the lesson, bench-case and run-command types
-//! ([`lesson`], [`bench`], [`command`]) with the shared steps they use (units, `.npy` files,
-//! output files).
-//!
-//! This module sits below `kernels/` and above the runtime: families import it, the drivers
-//! (`crate::tour`, `crate::bench`, `crate::cli`) import the registry, and nothing here imports
-//! either, so the module graph has no cycle (`tests/layers.rs` checks it).
+//! What a kernel family is: the [`Family`] trait the registry (`crate::kernels::FAMILIES`)
+//! lists, its shader modules and pipelines, and the kernels `tilekit plan` sizes. Its lesson lives
+//! in `tilekit-course`, its command and bench cases in `tilekit-cli`, each registered by name.
 
 use crate::pipeline::Shader;
 use crate::plan::{Planner, Tiling};
 use crate::Result;
-
-#[cfg(feature = "cli")]
-pub mod bench;
-#[cfg(feature = "cli")]
-pub mod command;
-#[cfg(feature = "tour")]
-pub mod lesson;
-#[cfg(feature = "cli")]
-pub mod npy;
-#[cfg(feature = "cli")]
-pub mod output;
-#[cfg(feature = "tour")]
-pub mod units;
 
 /// A fieldless enum of a family's variants (or operators) with its command-line names: `ALL`
 /// (in the lesson's order), `name()` and `parse()` (a typed error lists the choices).
@@ -138,13 +119,4 @@ pub trait Family: Sync {
     fn plans(&self) -> Vec<PlanKernel> {
         Vec::new()
     }
-    /// Its `tilekit run` subcommands.
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<command::RunCommand>;
-    /// Add its cases to a bench run.
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut bench::Bench<'_>) -> Result<()>;
-    /// Its lessons in the tour.
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<lesson::Lesson>;
 }

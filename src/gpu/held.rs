@@ -1,9 +1,8 @@
 //! The queued calls a `Gpu` holds before it submits them (`src/queue.rs`).
 
-/// Queued calls recorded and not yet submitted (`Gpu::enqueue`), all in one compute pass: on
-/// the H100 a pass of its own cost each call 5–13 µs, and 200 queued 512³ products took 26.2,
-/// 26.6 µs each one pass to a call, 18.2, 17.9 in one pass (PyTorch's queue 17.9; 16×1024×1024
-/// 19.3, 19.5 → 14.4, 13.5 against 16.1; BENCHMARKS.md 2026-11-27, call q7). wgpu orders the
+/// Queued calls recorded and not yet submitted (`Gpu::enqueue`), all in one compute pass, since a
+/// pass of its own costs each small call a large part of its time (BENCHMARKS.md, "Queued
+/// products"). wgpu orders the
 /// dispatches of a pass as it orders passes (a barrier between a buffer's write and its next
 /// use).
 pub(crate) struct Held {

@@ -98,9 +98,9 @@ pub struct Gpu {
     pub(crate) tuning: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
     /// Plans already made, by a key their family builds (kernel, problem, tile): a plan depends
     /// only on the adapter and the rates read once above, and a call that plans anew every
-    /// time pays for it on the host (the matmul's split search: 100 µs for f32 64×65536×64 on
-    /// a slow core). Handed out shared, not copied: a copy of a matmul plan with its candidates
-    /// was 164 allocations, 7 µs of each call on a slow core. At most [`PLANS_HELD`], then
+    /// time pays for it on the host (the matmul's split search is a search over many splits).
+    /// Handed out shared, not copied: a matmul plan with its candidates is many allocations.
+    /// At most [`PLANS_HELD`], then
     /// forgotten all at once.
     pub(crate) plans: Mutex<std::collections::HashMap<String, Arc<crate::plan::Plan>>>,
 }
@@ -415,9 +415,9 @@ impl Gpu {
     }
 
     /// Wait for `submission` (or everything submitted) with the GPU timeout. A short wait spins
-    /// on a non-blocking check first: a blocking wait on NVIDIA's Vulkan driver returns some
-    /// 100 µs after the work is done, which is most of a small call's cost (BENCHMARKS.md,
-    /// "per-call wall time"); after 2 ms it blocks, so long kernels burn no CPU.
+    /// on a non-blocking check first: a blocking wait on NVIDIA's Vulkan driver returns long after
+    /// the work is done, most of a small call's cost (BENCHMARKS.md, "The per-call tax"); after
+    /// 2 ms it blocks, so long kernels burn no CPU.
     pub(crate) async fn wait_for(
         &self,
         what: &str,

@@ -80,7 +80,7 @@ pub fn residency(profile: &DeviceProfile, usage: KernelUse) -> Residency {
         // The compiler holds each invocation to the registers that leave room for the whole
         // workgroup, and spills what it needed beyond: NVIDIA's Vulkan driver compiled a
         // 512-invocation matmul block estimated at 180 registers to 128, 65,536 / 512, on the
-        // H100 (BENCHMARKS.md, 2026-11-24, "128×256 blocks").
+        // H100 (BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory").
         registers = registers.min((profile.registers_per_mp / inv) / g * g);
     }
     let by_registers = if usage.registers == 0 {

@@ -100,12 +100,10 @@ impl Planner {
     /// The split of K for `spec` where the wave model scores it: of the counts up to `proposed`
     /// (the waves rule's), the fewest that the model estimates fastest, as (splits, depth). The
     /// waves rule counts only how the workgroups fill the GPU, not what a split's partial
-    /// products cost. On the H100 (BENCHMARKS.md 2026-11-26 13:54) the cooperative kernel so
-    /// (one or two splits where the rule took three to seven) ran 22 f16 mid-size shapes 15%
-    /// faster on average and up to 1.9× (2304×768×3072 122 → 64 µs), none slower by more than
-    /// 0.5%. The rate is looked up once: a small C over a deep K can have hundreds of counts to
-    /// score (f32 64×65536×64: 456 for each of ten blocks, about 0.1 ms on one slow core; the
-    /// library makes each plan once, `Gpu::plan_once`).
+    /// products cost; scored by the model, the cooperative kernel took one or two splits where the
+    /// rule took three to seven, and ran mid-size f16 shapes faster (BENCHMARKS.md, "Split of K
+    /// by waves"). The rate is looked up once: a small C over a deep K can have hundreds of
+    /// counts to score (the library makes each plan once, `Gpu::plan_once`).
     pub(super) fn fewest_best_splits(
         &self,
         spec: &Spec,

@@ -58,10 +58,8 @@ impl SplitK {
 }
 
 /// The most splits of K: the sum adds a partial per split for every element of C, and for a
-/// small C over a very deep K it outgrows what more splits save. On the H100, f32 64×65536×64
-/// in 64×64 blocks: with one invocation summing each element's partials, 10.8 TFLOP/s in 256
-/// splits and 8.7 in 456; with 64 invocations summing them side by side (`sum_splits`' lanes),
-/// 30.2 µs in 228 splits and 27.1 in 456 (BENCHMARKS.md, 2026-11-25).
+/// small C over a very deep K it outgrows what more splits save, even with the partials summed
+/// side by side (BENCHMARKS.md, "Split of K by waves").
 pub const MAX_SPLITS: u64 = 512;
 
 /// The number of splits for `groups` output blocks when `slots` workgroups run at once
@@ -69,8 +67,8 @@ pub const MAX_SPLITS: u64 = 512;
 /// runs ⌈groups·s / slots⌉ waves of workgroups doing 1/s of K each. The fewest splits whose time
 /// is within 12% of the best any split count reaches: every split adds its partial product to
 /// write and read back, and a launch that nearly fills the GPU gains nothing from two waves of
-/// half the work (H100, BENCHMARKS.md: 2048³ f16 in 128×256 blocks, 128 workgroups on 132
-/// multiprocessors, ran at 208 TFLOP/s unsplit against 139 in 3 splits). Each split at least
+/// half the work (a launch that fills most of a wave ran far faster unsplit than in three splits:
+/// BENCHMARKS.md, "Split of K by waves"). Each split at least
 /// `min_k` deep, the partial products within `max_binding` bytes, and at most `MAX_SPLITS`.
 /// Only the fill is counted here: where the wave model scores a kernel, which also charges the
 /// partial products, the planner takes the fewest splits up to this count that it estimates
@@ -168,12 +166,10 @@ impl EvenShares {
     }
 }
 
-/// Even shares only where whole blocks make fewer waves than this. On the H100 shares gained at
-/// 0.4–2.2 waves (1280³ to 3072³ in 128×256 blocks) and lost at 3.9 and 5.2: 4096³ ran 5.5%
-/// slower in 128×256×16 shares than in whole blocks, and 8% slower in 64×64×8 shares than in two
-/// splits (3490 against 3222 µs), where the wave model saw a gain at both. A tune's rate trials,
-/// at three waves and more (`tune::RATE_WAVES`), so keep their blocks' own form: the first build
-/// with shares ran 64×64×8's 4096³ trial in them (BENCHMARKS.md, 2026-11-27).
+/// Even shares only where whole blocks make fewer waves than this: shares gained below about two
+/// waves and lost at four and more, where the wave model saw a gain at both (BENCHMARKS.md,
+/// "Even shares for mid-size products"). A tune's rate trials, at three waves and more
+/// (`tune::RATE_WAVES`), so keep their blocks' own form.
 pub const SHARES_MAX_WAVES: u64 = 3;
 
 /// The even shares of `blocks` blocks of `units` units of K each among `slots` workgroups

@@ -7,53 +7,30 @@
 //! - **Waves.** A multiprocessor holds `r` workgroups at once; a launch of W workgroups on P
 //!   multiprocessors runs ⌊W / (P·r)⌋ full waves and a last, partial one in which the busiest
 //!   multiprocessor holds ⌈rest / P⌉. A block twice as large as another may leave half the GPU
-//!   idle where the smaller fills it (777×1234×2345 on the H100: 133 blocks of 128×128 run two on
-//!   one multiprocessor and one on the others, 284 µs; 481 blocks of 64×64 fill one wave, 167).
+//!   idle where the smaller fills it.
 //! - **Latency hiding** (PMPP 4.6–4.7: a multiprocessor hides a load's latency by running other
 //!   warps meanwhile). A multiprocessor running fewer than a kernel's [`Work::hiding`] fraction
-//!   of the invocations it can hold slows down, as (resident / that)^0.75. For the scalar units
-//!   3/16, fitted on the H100 (384 of 2048): three 64×64×16 workgroups, 192 invocations, run at
-//!   31 TFLOP/s where six 64×64×8 run at 42. The matrix units' kernel does a grid of 16×16×16
-//!   products per subgroup between its loads, and hides latency with fewer (1/8).
-//! - **The pipeline's fill.** Each workgroup loads its first slices before its first FMA (the
-//!   pipelined kernel prefetches two slices ahead, one in its 512-invocation blocks), so its depth
-//!   counts `fill` more.
+//!   of the invocations it can hold slows down, as (resident / that)^0.75. The matrix units'
+//!   kernel does a grid of 16×16×16 products per subgroup between its loads, and hides latency
+//!   with fewer invocations than the scalar kernel.
+//! - **The pipeline's fill.** Each workgroup loads its first slices before its first FMA, so its
+//!   depth counts `fill` more.
 //! - **A split's partial products**: written by the launch, read and summed by a second pass,
-//!   charged at the kernel's FLOP rate over the memory's bandwidth: 10 FLOP per byte for the
-//!   scalar units ([`SCALAR_FLOPS_PER_BYTE`]), more for the matrix units
-//!   ([`Work::flops_per_byte`]). This term is what lets the model choose the split: the waves
-//!   rule proposes how many splits fill the GPU, and the planner takes the fewest up to that
-//!   count that the model estimates fastest.
+//!   charged at the kernel's FLOP rate over the memory's bandwidth ([`SCALAR_FLOPS_PER_BYTE`],
+//!   [`Work::flops_per_byte`]). This term is what lets the model choose the split: the waves rule
+//!   proposes how many splits fill the GPU, and the planner takes the fewest up to that count
+//!   that the model estimates fastest (BENCHMARKS.md, "Split of K by waves").
 //!
-//! The reuse a block achieves does not enter: at 8×8 per invocation every candidate already
-//! loads little enough that the FMA units, not memory, bind (on the H100, 64×64×8 runs 4096³
-//! at 42.0 TFLOP/s, 128×128×8 at 42.5, with half the reuse). The estimate is reported as the
-//! fraction of the multiprocessors' FMA rate the launch keeps busy: the problem's FMAs over the
-//! time the model gives, in FMAs of one multiprocessor.
+//! The reuse a block achieves does not enter: at 8×8 per invocation every candidate already loads
+//! little enough that the FMA units, not memory, bind. The estimate is reported as the fraction of
+//! the multiprocessors' FMA rate the launch keeps busy.
 //!
-//! What it leaves out: how fast each block's code runs once the GPU is full. A 128×256 block
-//! (512 invocations, one workgroup per multiprocessor) runs the large squares 7–9% faster per
-//! FMA than the 64×64 and 128×128 blocks (47.0 TFLOP/s at 8192³ against 43.6; BENCHMARKS.md
-//! 2026-11-24, "128×256 blocks"), which no term here sees; nor was a physical term found that
-//! fits both that step and the smaller one from 64×64 to 128×128. The planner multiplies the
-//! estimate by each block's rate where `tilekit tune` measured it on a full GPU
-//! (`Planner::rates`): on 26 shapes no tune used, what the library then picked ran 0.4% behind
-//! the fastest block on average and 4.0% at worst, where the estimate alone ran 1.7% and 8.0%
-//! behind (H100, BENCHMARKS.md 2026-11-24, "measured rates").
-//!
-//! The cooperative kernel's blocks differ in their work per invocation too, and overhang C by
-//! whole fragments; the same model ranks them, with the whole blocks' multiply-adds as the work
-//! and their measured rates: on 25 f16 shapes, the library's choice ran 0.1% behind the fastest
-//! block on average and 2.4% at worst, where ranking by reuse had run 7.5% behind on average and
-//! 44% at worst; on 13 more shapes, timed after the fit, it chose the fastest at every one (H100,
-//! BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel"). Where no tune measured
-//! the rates, each block's is taken from its reuse ([`Work::rate`]): 1.4% behind on average on
-//! the 25, 9.6% at worst.
-//!
-//! Fitted on every block and split count timed on 11 f32 shapes and the tuner's 18, then checked
-//! on 24 shapes none of those used (H100, BENCHMARKS.md 2026-11-24, "the wave model"): the block
-//! it ranks first ran 0.5% behind the fastest on average and 5% at worst, where ranking by reuse
-//! ran 9.5% behind on average and 32% at worst (5000×5000×300: 128×128×8 521 µs, 64×64×8 396).
+//! What it leaves out: how fast each block's code runs once the GPU is full (a 128×256 block runs
+//! the large squares faster per FMA than a 64×64 one, which no term here sees). The planner
+//! multiplies the estimate by each block's rate where `tilekit tune` measured it on a full GPU
+//! (`Planner::rates`; BENCHMARKS.md, "Measured rates for the wave model"); where no tune did,
+//! each block's rate comes from its reuse ([`Work::rate`]). The constants were fitted on an H100
+//! and checked on shapes the fit did not use.
 
 use serde::Serialize;
 
@@ -90,10 +67,9 @@ pub const SCALAR_HIDING: f64 = 3.0 / 16.0;
 const HIDING_POWER: f64 = 0.75;
 /// What a byte of partial product costs in FLOPs of the scalar units: about half the H100's f32
 /// rate over its bandwidth (16), as the launch writes its partials while it multiplies and only
-/// the sum's pass stands alone. Anything from 8 to 28 changed no choice in the set it was first
-/// fitted on; since the wave model also picks the split (`Planner::analyse`), 4 to 12 choose
-/// alike on sixteen mid-size f32 shapes and 14 or more split f32 2049×1000×1031 once, 13%
-/// slower than in four (H100, BENCHMARKS.md 2026-11-26 13:54).
+/// the sum's pass stands alone. A range of values around it chose alike on the shapes it was
+/// fitted on, and much larger ones split some mid-size shapes too finely (BENCHMARKS.md, "Split
+/// of K by waves").
 pub const SCALAR_FLOPS_PER_BYTE: u32 = 10;
 
 /// One candidate's launch, as the wave model sees it.
@@ -158,15 +134,11 @@ pub fn efficiency(work: Work, launch: WaveLaunch) -> f64 {
 }
 
 /// What even shares ([`super::even_shares`]) run at, beside whole blocks and splits of K that do
-/// the same work: the model's estimate for them is multiplied by this. On the H100 the pipelined
-/// kernel in even shares ran 4096³ 5.5% slower than in whole blocks (2897 against 2745 µs at
-/// 128×256×16, where the model sees 2% to gain) and 3000×5001×701 at 64×64×8 10% slower than in
-/// three splits (615 against 557, the model: 3% faster): with every workgroup at its own point of
-/// K, the operands the multiprocessors read at once no longer overlap as a wave's do. Over the
-/// ten f32 shapes timed (BENCHMARKS.md 2026-11-27 04:32), the planner's choice with shares scored
-/// at 0.95 ran 2.9% faster than without them on average and 17% at 1500³, none more than 0.6%
-/// slower; 0.97 took shares at 4096³ and 3000×5001×701 (4–5% slower), 0.93 left the 6% at
-/// 776×1236×2348.
+/// the same work: the model's estimate for them is multiplied by this. With every workgroup at
+/// its own point of K, the operands the multiprocessors read at once no longer overlap as a
+/// wave's do, so shares ran slower than the model saw where whole blocks nearly fill the GPU;
+/// this factor keeps the shares that gained and leaves those that lost (BENCHMARKS.md, "Even
+/// shares for mid-size products").
 pub const SHARES_RATE: f64 = 0.95;
 
 /// The fraction of the multiprocessors' FMA rate `launch` keeps busy on `work` when its blocks
@@ -237,7 +209,7 @@ mod tests {
     #[test]
     fn a_launch_that_fills_one_wave_beats_one_that_leaves_a_second_nearly_empty() {
         // 777×1234×2345: 481 blocks of 64×64 (six held) against 133 of 128×128 (two held: the
-        // 133rd doubles one multiprocessor's time). Measured: 167 µs against 284.
+        // 133rd doubles one multiprocessor's time): the smaller block is the faster.
         let small = h100(64, 64, 1236, 6, 481, 777, 2348);
         let large = h100(128, 128, 1236, 2, 133, 777, 2348);
         assert!(small > 1.3 * large, "{small} vs {large}");
@@ -245,8 +217,8 @@ mod tests {
 
     #[test]
     fn too_few_resident_invocations_slow_a_full_wave() {
-        // 4096³: 64×64×16 holds three (192 invocations), 64×64×8 six (384): 31 against 42
-        // TFLOP/s measured.
+        // 4096³: 64×64×16 holds three (192 invocations), 64×64×8 six (384): too few invocations
+        // to hide latency, so the shallower block is the faster.
         let three = h100(64, 64, 4096, 3, 4096, 4096, 4096);
         let six = h100(64, 64, 4096, 6, 4096, 4096, 4096);
         assert!(six > 1.3 * three && six <= 1.0, "{six} vs {three}");
@@ -290,11 +262,11 @@ mod tests {
 
     #[test]
     fn even_shares_win_where_the_blocks_fall_short_of_whole_waves_and_not_at_full_ones() {
-        // 1500³: 72 blocks, in three splits a wave and two thirds; measured 165 µs in shares
-        // against 197 in three splits (H100, BENCHMARKS.md 2026-11-27).
+        // 1500³: 72 blocks, in three splits a wave and two thirds: shares are the faster
+        // (BENCHMARKS.md, "Even shares for mid-size products").
         let (split, shared) = h100_128x256(1500, 1500, 1500, 72, 3);
         assert!(shared * SHARES_RATE > 1.1 * split, "{shared} vs {split}");
-        // 4096³: 512 blocks, 3.9 waves whole; measured 2897 µs in shares against 2745.
+        // 4096³: 512 blocks, 3.9 waves whole: whole blocks are the faster.
         let (whole, shared) = h100_128x256(4096, 4096, 4096, 512, 1);
         assert!(shared * SHARES_RATE < whole, "{shared} vs {whole}");
         assert!(shared <= 1.0, "{shared}");

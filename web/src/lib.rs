@@ -5,9 +5,9 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use tilekit::exercise;
-use tilekit::tour::{self, Size};
 use tilekit::Gpu;
+use tilekit_course::exercise;
+use tilekit_course::tour::{self, Size};
 use wasm_bindgen::prelude::*;
 
 thread_local! {
@@ -80,7 +80,7 @@ pub async fn run_lesson(number: u32, quick: bool) -> Result<String, JsValue> {
     let size = if quick { Size::Quick } else { Size::Full };
     let result = (lesson.run)(&g, size).await;
     let label = lesson.label();
-    let html = tilekit::report::lesson_html(&label, &result);
+    let html = tilekit_course::report::lesson_html(&label, &result);
     let (verified, key, error) = match &result {
         Ok(r) => (r.verified, r.key.clone(), None),
         Err(e) => (false, String::new(), Some(e.to_string())),
@@ -99,7 +99,7 @@ pub async fn run_lesson(number: u32, quick: bool) -> Result<String, JsValue> {
 /// The report's style sheet, for the lessons' sections.
 #[wasm_bindgen]
 pub fn report_style() -> String {
-    tilekit::report::style().to_string()
+    tilekit_course::report::style().to_string()
 }
 
 /// Every exercise: `[{name, task, starter}]` as JSON.

@@ -1,13 +1,6 @@
 //! Box blur (PMPP fig 4.1): naive, and tiled with the halo staged in workgroup memory.
 //! Shader: `shaders/blur.wgsl`. Tests: `tests/blur.rs`. Example: `examples/09_blur.rs`.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
@@ -308,20 +301,5 @@ impl Family for Blur {
                 }))
             },
         }]
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

@@ -1,11 +1,6 @@
 //! Several arrays carved from one workgroup allocation (Harris, "Using Shared Memory in CUDA C/C++").
 //! Shader: `shaders/carve.wgsl`. Tests: `tests/carve.rs`. Example: `examples/10_carved_arrays.rs`.
 
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::pipeline::Shader;
 use crate::plan::{KernelUse, Planner};
@@ -152,21 +147,5 @@ impl Family for Carve {
             .filter(|&n| planner.check("carve", [n, 1, 1], usage(n)).is_ok())
             .map(|n| PipelineUse::new(m, "carved_reverse", vec![("N".into(), n as f64)]))
             .collect()
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, _: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        // One workgroup of at most 1,024 records: a lesson in layout, not in speed.
-        Ok(())
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

@@ -2,13 +2,6 @@
 //! §8.1). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
 //! Example: `examples/07_workgroup_atomics.rs`.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
@@ -211,20 +204,5 @@ impl Family for Histogram {
             .iter()
             .flat_map(|v| [true, false].map(|p| PipelineUse::new(m, v.entry(), constants(p))))
             .collect()
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

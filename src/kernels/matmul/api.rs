@@ -105,7 +105,8 @@ impl Gpu {
     /// seeing what the ones before it wrote, so products can be chained (C of one the A of the
     /// next) while the host records the next. A call is submitted at once while the GPU has no
     /// queued work left, else held with those that follow until it has, at most eight to a
-    /// submission (each submission costs the host and the GPU about 10 µs on an H100); a read
+    /// submission (each submission costs the host and the GPU time: BENCHMARKS.md, "Queued
+    /// products"); a read
     /// ([`Gpu::read`]), any call that waits, [`Gpu::synchronize`] and [`Gpu::flush`] submit what
     /// is held. Bad input is refused here, before anything is recorded; an error of the GPU's
     /// while running comes back from the next wait. Returns what was chosen (no figures: nothing
@@ -267,8 +268,7 @@ impl Gpu {
     /// GPU's timestamps (the run's figures: [`Gpu::matmul_on_device`], the command line's
     /// [`Gpu::matmul_with`]) or by the wall clock only, for a call that wants the answer
     /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
-    /// them a second time cost a call 12–14 µs on the H100 (BENCHMARKS.md 2026-11-23, the sum's
-    /// call).
+    /// them a second time is a large part of a small call (BENCHMARKS.md, "The per-call tax").
     async fn submit_matmul<T: Element, O: Element>(
         &self,
         call: Call<'_, T, O>,

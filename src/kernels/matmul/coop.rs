@@ -13,21 +13,19 @@
 //! Where the blocks fall short of whole waves, every block's slices can be laid end to end and
 //! shared out evenly among as many workgroups as the GPU holds at once (`coop_stream`, then
 //! `stream_fixup` sums the pieces of a block that several shares hold), as the pipelined kernel
-//! does; the wave model decides ([`crate::plan::even_shares`]). On the H100 (BENCHMARKS.md
-//! 2026-11-27, call v2) 3072³ ran in 257 µs against 306 in whole blocks (288 blocks of 128×256
-//! on 132 multiprocessors), 2560³ in 162 against 172; where the model keeps whole blocks or a
-//! split of K, shares taken anyway ran up to 27% slower (777×1234×2345 55.2 against 43.7 µs,
-//! 2048×8192×2048 305 against 266): the partial blocks cost the matrix units' time as much as
-//! they save. Only 1500³ was missed (49.5 in shares against 53.2).
+//! does; the wave model decides ([`crate::plan::even_shares`]). Shares pay where whole blocks
+//! fall well short of whole waves and cost time elsewhere, since the partial blocks take the
+//! matrix units' time as much as they save (BENCHMARKS.md, "Even shares for mid-size products").
 //!
 //! Chosen only when the adapter lists a configuration the shader can use: 16×16×16 with f16
 //! inputs and f32 accumulators (naga's WGSL has `coop_mat16x16` and `coop_mat8x8` only), and a
 //! fixed subgroup size (the workgroup is a whole number of subgroups). Everywhere else the
 //! planner says what is missing, and an f16 product goes to `pipelined-f16`.
 
+use super::frame::Frame;
 use super::in_place::InPlace;
 use super::source::{Built, Forms, Source};
-use super::support::{self, block_reuse, partial_block_steps, round4, Frame, PartialBlocks};
+use super::support::{self, block_reuse, partial_block_steps, round4, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::gpu::CoopConfig;
 use crate::kernels::{fitting, Module, PipelineUse};
@@ -41,15 +39,15 @@ pub const WM: u32 = 32;
 pub const WN: u32 = 64;
 
 /// What a byte of a split's partial products costs the matrix units, in FLOPs: their f16 rate
-/// over the memory's bandwidth (the H100: about 250 TFLOP/s from this kernel over 3.35 TB/s).
+/// over the memory's bandwidth, as this kernel reaches them on a GPU of the H100's class.
 const MATRIX_FLOPS_PER_BYTE: u32 = 75;
 
 /// The fraction of a multiprocessor's invocations that hides a load's latency for this kernel:
 /// 256 of 2048 on the H100, 8 subgroups, each with a grid of 16×16×16 products between its
-/// loads. Fitted on every block timed at 25 f16 shapes (H100, BENCHMARKS.md 2026-11-24, "the
-/// wave model for the cooperative kernel"): anything from 1/32 to 1/8 put the library's choice
-/// within 3% of the fastest block at every shape; the scalar kernel's 3/16 marked every block
-/// of 256 invocations down and chose 128×256 at 777×1234×2345, 44% behind.
+/// loads. Fitted on every block timed at 25 f16 shapes: a range around it put the library's
+/// choice near the fastest block at every shape, where the scalar kernel's fraction marked
+/// every block of 256 invocations down and chose a much slower one (BENCHMARKS.md, "Split of K
+/// by waves").
 const MATRIX_HIDING: f64 = 1.0 / 8.0;
 
 /// The fragment the shader is written for: `coop_mat16x16`, f16 A and B, f32 accumulators.
@@ -156,21 +154,17 @@ impl CoopTiling {
 /// 128×256 needs BK = 16 to fit 48 KiB; 256×128×16 is listed to show the limit: its 16
 /// subgroups' epilogue scratch takes it 512 bytes over. 32×512 (8 subgroups in a row) is for an
 /// A of few rows, 9 to about 40 (fewer go to gemv): a 128-row block computes four to seven times
-/// the rows there are (H100, BENCHMARKS.md 2026-11-24: 24×14336×4096 79 µs against 128×256's
-/// 87, 32×4096×11008 64 against 68; level at K = N = 4096, behind from 40 rows). 256×64 and
-/// 128×64 (8 and 4 subgroups in a column) are for a C with few columns, where a 128×256 block
-/// would mostly overhang.
+/// the rows there are, and 32×512 ran such shapes faster (BENCHMARKS.md, "The small-M kernel").
+/// 256×64 and 128×64 (8 and 4 subgroups in a column) are for a C with few columns, where a
+/// 128×256 block would mostly overhang.
 ///
 /// The blocks of 64 columns load four slices at once (GROUP = 4): where C has few columns the
-/// product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each slice, ran
-/// 8192×8192×64 in 103 µs against 124 on the H100 (256×64; 128×64: 95 against 119;
-/// BENCHMARKS.md, 2026-11-24). So do 128×128×16, for a C of 65 to 128 columns (8192×8192×128
-/// 110 µs against 128×128×32's 131 and 128×256's 152), and 64×128×16, for an A of 33 to 64 rows,
-/// where B is what is read (64×8192×8192 68 µs against 32×512's 77 and 128×256's 90; H100,
-/// BENCHMARKS.md, 2026-11-26): blocks of 256 and 128 invocations, whose registers have room for
-/// two groups in flight. 128×256 loads a slice at a time: two groups of loads in flight would
-/// take its 512 invocations past the registers a workgroup of 512 may have (4096³: 201 against
-/// 246 TFLOP/s).
+/// product is bound by reading A, and A read 128 bytes of a row at a time, not 32 each slice,
+/// ran faster. So do 128×128×16, for a C of 65 to 128 columns, and 64×128×16, for an A of 33 to
+/// 64 rows, where B is what is read: blocks of 256 and 128 invocations, whose registers have
+/// room for two groups in flight. 128×256 loads a slice at a time: two groups of loads in flight
+/// would take its 512 invocations past the registers a workgroup of 512 may have, and ran it
+/// slower (BENCHMARKS.md, "What holds the f16 kernel").
 ///
 /// The 32×512 block loads in groups too where each split is at least [`DEEP_SLICES`] slices
 /// deep ([`group_at`]), its GROUP set at launch from the plan's split.
@@ -188,12 +182,8 @@ const BLOCKS: [(u32, u32, u32, u32); 10] = [
 ];
 
 /// Slices per split from which the 32×512 block (an A of few rows, B read once) loads four
-/// slices at once as the blocks of 64 columns do. On the H100 (BENCHMARKS.md, 2026-11-25), µs,
-/// a slice at a time against in groups: 64×4096×4096 (8 splits of 32 slices) 41.1 against 33.2,
-/// 128×4096×4096 (4 of 64) 62.0 against 47.7, 64×8192×8192 (4 of 128) 111.1 against 78.0,
-/// 24×14336×4096 (15 of 60) 66.8 against 56.4, 32×4096×11008 (6 of 43) 57.4 against 53.8; but
-/// 16×4096×4096 and 32×4096×4096 (15 of 18 slices, which groups pad to 20) 23.4 against 25.1 and
-/// 29.0 against 29.8.
+/// slices at once as the blocks of 64 columns do: deep splits ran faster in groups, and splits of
+/// fewer slices, which groups pad, slower (BENCHMARKS.md, "What holds the f16 kernel").
 pub const DEEP_SLICES: u32 = 32;
 
 /// The GROUP a block with the plan's `constants` runs at a split `depth` deep: its own, or 4
@@ -284,10 +274,8 @@ impl Tiling for CoopTiling {
                     // The loads a block saves (PMPP 4.2), counted on the part of it inside C, times
                     // the square root of the fraction of the block inside C: what ranks the blocks
                     // where residency does not apply (a profile that is not a GPU's); on a GPU the
-                    // wave model does (`scoring`). Before it did, this ranked them on the H100 too
-                    // (BENCHMARKS.md, 2026-11-24): the whole fraction chose 64×64 blocks for
-                    // 24×4096×4096, 64 µs against 128×256's 34; no charge chose 128×256 for
-                    // 8192×8192×64, 172 µs against 256×64's 128.
+                    // wave model does (`scoring`), which on a GPU chose better blocks than any charge
+                    // of the overhang did (BENCHMARKS.md, "Split of K by waves").
                     reuse: {
                         let em = bm.min(self.shape.m) as f64;
                         let en = bn.min(round4(self.shape.n)) as f64;
@@ -299,7 +287,7 @@ impl Tiling for CoopTiling {
                     // Split K when the blocks cannot fill the GPU; each split at least 8 slices.
                     // A 128×256 block fills a multiprocessor on its own (its registers), so 128 of
                     // them on 132 multiprocessors are not split at all, and a few of them over a deep
-                    // K are split until they fill it (H100, BENCHMARKS.md, "split K by waves").
+                    // K are split until they fill it (BENCHMARKS.md, "Split of K by waves").
                     split_k: Some(SplitK {
                         k: round4(self.shape.k),
                         min_k: 8 * bk,
@@ -332,7 +320,7 @@ impl Tiling for CoopTiling {
                         // groups run faster than their reuse says (0.64 for 128×64 against 0.50,
                         // 0.71 for 64×128×16 against 0.50, 0.58 for 32×512 against 0.35): on a GPU
                         // nobody tuned those are chosen less often than they should be
-                        // (BENCHMARKS.md, 2026-11-26).
+                        // (BENCHMARKS.md, "The cooperative kernel's epilogue").
                         rate: block_reuse(bm as f64, bn as f64) / top,
                     }),
                 }

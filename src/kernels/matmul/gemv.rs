@@ -9,10 +9,11 @@
 //! (`shaders/matmul_gemv_a_wide.wgsl` or `_a_ragged.wgsl`) and of B (`_b_wide.wgsl` or
 //! `_b_ragged.wgsl`).
 
+use super::frame::Frame;
 use super::in_place::InPlace;
 use super::source::{Built, Form, Forms, Source};
 use super::splits;
-use super::support::{self, round4, Frame};
+use super::support::{self, round4};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -61,12 +62,10 @@ struct Params {
 }
 
 /// Registers per invocation: what NVIDIA's driver allocated for each pipeline on the H100
-/// (scripts/device/stats, BENCHMARKS.md 2026-11-24), rounded up where tiles differ. The count
-/// decides how many workgroups a multiprocessor holds, and with it the split of K: estimated
-/// as MR vec4 accumulators, four vec4 of B per four rows in flight and addressing
-/// (4·MR + 4·KS + 16), f32 at MR = 8 came out at 64 where the driver allocates 72, four
-/// workgroups per multiprocessor instead of three, and every split sized for one wave ran two
-/// (f32 8×4096×4096: 47 µs in 15 splits, 37 in 11).
+/// (`scripts/device/stats`), rounded up where tiles differ. The count decides how many workgroups
+/// a multiprocessor holds, and with it the split of K: an estimate from the accumulators alone
+/// came out below what the driver allocates, held one workgroup too many per multiprocessor, and
+/// every split sized for one wave ran two (BENCHMARKS.md, "The small-M kernel").
 fn registers(precision: Precision, mr: u32, ks: u32) -> u32 {
     match (precision, mr) {
         // Up to two rows: 28 to 34 (34 for f32 at KS = 8).
@@ -109,8 +108,8 @@ impl Tiling for GemvTiling {
     fn candidates(&self) -> Vec<Spec> {
         let mr = rows_per_invocation(self.shape.m);
         // KS = 8 puts eight 128-bit loads of B in flight per invocation instead of four: a
-        // candidate for the tuner in f32 (on the H100 it ran 1–13% behind KS = 4 in f16 and
-        // 0–4% behind in f32, each at its best split; BENCHMARKS.md, 2026-11-24). Listed first,
+        // candidate for the tuner in f32, where it ran close to KS = 4 (in f16 it ran behind;
+        // BENCHMARKS.md, "The small-M kernel"). Listed first,
         // so that where the occupancy score ties the two (the same workgroups per
         // multiprocessor) KS = 4 stands: the planner keeps the last of equal scores.
         let wide: &[(u32, u32, u32)] = match self.precision {
@@ -196,9 +195,8 @@ impl Kernel for Gemv {
 
     fn worth_tuning(&self, shape: Shape) -> bool {
         // B read once per 8 rows of A: past twice the rows where the planner stops choosing
-        // it, it only loses, and slowly (H100, 2026-11-24: at M = 32 it was level with the
-        // pipelined kernel in f32 and took 1.6 times the cooperative kernel's time in f16; at
-        // 8192³ each of its trials took 0.2 s, nine times the fastest kernel's).
+        // it, it only loses, and its trials at large shapes take many times the fastest kernel's
+        // (BENCHMARKS.md, "The small-M kernel").
         shape.m <= 2 * super::GEMV_MAX_M
     }
 
@@ -284,11 +282,9 @@ impl Kernel for Gemv {
             if m == 1 && splits > 1 && n == n4 {
                 // The matrix-vector product adds its splits in the same launch (`gemv_summed`):
                 // the last workgroup of each block adds them into C, instead of a second launch
-                // that waits for the whole product. H200, µs (BENCHMARKS.md, 2026-11-26 23:21):
-                // f16 1×4096×4096 9.9 → 8.8, f32 22.0 → 20.7, f32 1×11008×4096 47.2 → 46.2; but
-                // with more rows the summing workgroup has more to add (summed so, f16
-                // 4×14336×4096 ran 40.3 → 48.1, f32 16×4096×4096 33.5 → 40.0), so they keep
-                // `sum_splits`, as does a ragged N, whose rows it stores.
+                // that waits for the whole product, which is faster at one row; with more rows the
+                // summing workgroup has more to add and ran slower, so they keep `sum_splits`, as
+                // does a ragged N, whose rows it stores (BENCHMARKS.md, "The small-M kernel").
                 let parts = splits::partials(gpu, splits, m, n4).await?;
                 let tally = splits::split_tally(gpu, (col_groups * row_blocks) as usize).await?;
                 let (a, b, c, main) = frame.output_summed(splits);

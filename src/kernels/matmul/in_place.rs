@@ -13,16 +13,10 @@ pub const IN_PLACE_UP_TO: u64 = 128;
 /// operand: the `*_ragged.wgsl` loads of the pipelined, small-M and cooperative kernels) rather
 /// than copied into rows of 4 first (the `pad` pass). Copying costs a pass over the operand; the
 /// scalar loads cost every slice of the product. Per element copied, A is used N times and B M
-/// times, so the copies pay where `M·N/(M+N)` is large. On the H100 (BENCHMARKS.md,
-/// 2026-11-25), µs, copied against in place, the pipelined kernel: 17×4099×4097 91 against 50,
-/// 33×4097×11007 272 against 187, 64×4095×4095 114 against 81, 65×4099×1001 45.5 against 36.7
-/// (61), 8191×4095×61 212 against 143, 2047×2049×63 39.4 against 28.4; but 1023×2049×515 (342)
-/// 85.0 against 85.7, 777×1234×2345 (584) 157 against 176, 2049×1000×1031 141 against 169,
-/// 2048×2048×2047 417 against 446, 4095³ 3136 against 3303. The cooperative kernel, f16:
-/// 16×4099×4097 58.9 against 33.6, 64×4095×4095 65.0 against 39.9, 128×4095×4097 (124) 71.5
-/// against 48.3, 8191×4095×61 101.7 against 89.0; but 256×4095×4097 (241) 101.0 against 101.5,
-/// 777×1234×2345 48.9 against 66.8, 4095³ 613 against 735. Every shape of up to 16 rows (the
-/// small-M kernel's) meets the rule.
+/// times, so the copies pay where `M·N/(M+N)` is large; below the bound [`IN_PLACE_UP_TO`] the
+/// scalar loads were faster at every skinny shape measured, above it the copies were, for the
+/// pipelined and the cooperative kernel alike (BENCHMARKS.md, "Ragged operands: copied or read
+/// in place"). Every shape of up to 16 rows (the small-M kernel's) meets the rule.
 pub fn loads_in_place(shape: Shape) -> bool {
     let (m, n) = (shape.m as u64, shape.n as u64);
     InPlace::ragged(shape).any_in_place() && m * n <= IN_PLACE_UP_TO * (m + n)
@@ -44,12 +38,8 @@ pub(crate) struct InPlace {
 /// are not skinny ([`loads_in_place`] decides those): A is read by the ⌈N/BN⌉ blocks of a row of
 /// blocks, B by the ⌈M/BM⌉ of a column. Copying an operand costs one pass over its bytes;
 /// reading it in place costs four scalar loads per vec4 in every block that reads it, on the
-/// H100 about a seventh of the copy per block (BENCHMARKS.md 2026-11-26, 64×64×8: A of
-/// 3000×5001×700 copied saved 24 µs of the 68 its scalar loads cost at 11 blocks). Measured
-/// (2026-11-27, µs, copied against in place): 3763×13101×250 in 128×256 blocks, A (197 MB) read
-/// by one block, 688 against 594 (with the ragged C's new store); 409×8673×280 (5 blocks) 82.0
-/// against 76.8; 4934×6957×355 (6) 726 against 701; 300×8192×3001, B by 5, 451 against 423;
-/// 1000×1001×1003, both by 8, 66.2 against 67.3 (so 8 is past the bound).
+/// GPU a fraction of the copy per block, so the copy pays once more than six blocks read the
+/// operand and not before (BENCHMARKS.md, "Ragged operands: copied or read in place").
 pub const IN_PLACE_REUSE: u32 = 6;
 
 impl InPlace {

@@ -14,6 +14,7 @@ mod api;
 pub mod blocked;
 mod ceiling;
 pub mod coop;
+mod frame;
 pub mod gemv;
 mod in_place;
 pub mod naive;
@@ -32,13 +33,6 @@ pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verif
 
 pub use in_place::{loads_in_place, IN_PLACE_REUSE, IN_PLACE_UP_TO};
 pub use support::Types;
-
-#[cfg(feature = "cli")]
-pub(crate) mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-mod lesson;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
 use crate::dispatch::Dispatch;
@@ -532,21 +526,6 @@ impl Family for Matmul {
                 make: |s, caps| tiling(Variant::COOP, s, caps),
             },
         ]
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        lesson::LESSONS.to_vec()
     }
 }
 

@@ -22,9 +22,10 @@
 //! and widening them to f32 as they are loaded: the f16 kernel on the scalar units, for adapters
 //! with SHADER_F16 and no cooperative matrices.
 
+use super::frame::Frame;
 use super::in_place::InPlace;
 use super::source::{Built, Form, Forms, Source};
-use super::support::{self, partial_block_steps, round4, Frame, PartialBlocks};
+use super::support::{self, partial_block_steps, round4, PartialBlocks};
 use super::{Caps, Kernel, Launch, Operands, Precision, Shape};
 use crate::kernels::{fitting, Module, PipelineUse};
 use crate::launch::LocalFuture;
@@ -102,26 +103,19 @@ impl Tiling for PipelinedTiling {
         // BK <= BM/4 and BN/4: at most MAX_LOADS = 4 vec4 loads per operand per invocation.
         // Every block computes 8×8 per invocation, so they are ranked by the wave model
         // (`Scoring::Waves`): how their workgroups fall onto the multiprocessors, not their
-        // reuse. On the H100 (BENCHMARKS.md, 2026-11-24) 64×64×8 ran 3000×5000×700 in 518 µs
-        // where 128×128×8, ranked first by reuse, took 651.
-        // 128×256 (512 invocations, 16 subgroups, one workgroup per multiprocessor) ran the
-        // large squares 8% faster than 128×128×16 (H100, BENCHMARKS.md 2026-11-24: 46.5
-        // against 43.2 TFLOP/s at 4096³): the same 8×8 per invocation with twice the subgroups
-        // to hide each other's latency.
+        // reuse, which ranked a slower block first (BENCHMARKS.md, "Split of K by waves").
+        // 128×256 (512 invocations, 16 subgroups, one workgroup per multiprocessor) runs the
+        // large squares faster than 128×128×16: the same 8×8 per invocation with twice the
+        // subgroups to hide each other's latency (BENCHMARKS.md, "The f32 kernel is held by its
+        // reads of workgroup memory").
         // 256×128×8 is for a C of 65 to 128 columns and many rows, which a 128×256 block
-        // computes twice over: on the H100 (BENCHMARKS.md 2026-11-26, call p14) 8192×8192×128
-        // ran in 384 µs against 128×128×8's 430 and 128×256×16's 707, where at the squares it
-        // ran 5% behind 128×256×16 (4096³ 2954 against 2808 µs); 256×128×16 trailed 256×128×8
-        // where C has 128 columns and 128×256×16 wherever that fits, and is not listed. It
-        // stands before the 128×256 blocks because the planner takes the last of equal scores:
-        // without measured rates the two shapes of block tie wherever both fill the GPU, and
-        // 128×256 is the faster there.
+        // computes twice over; at the squares it runs behind 128×256×16, and 256×128×16 was
+        // never the fastest, so it is not listed. It stands before the 128×256 blocks because
+        // the planner takes the last of equal scores: without measured rates the two shapes of
+        // block tie wherever both fill the GPU, and 128×256 is the faster there.
         // 32×128×8 is for an A of 17 to about 64 rows, which a 64-row block computes twice over
-        // where it has 32 (the wave model counts the whole block's work): on the H100
-        // (BENCHMARKS.md, 2026-11-25) 32×4096×4096 ran in 43.7 µs against the small-M kernel's
-        // 57.2 and 64×64×8's 65.4, 32×8192×8192 in 125 against 205 and 213, 24×14336×4096 in
-        // 115 against 146 and 186, 64×4096×4096 in 65.0 against 68.8; 32×64×8 and 32×256×8 ran
-        // within 3% of it.
+        // where it has 32 (the wave model counts the whole block's work); it ran those shapes
+        // faster than the small-M kernel and 64×64×8 (BENCHMARKS.md, "The small-M kernel").
         [
             (128u32, 128u32, 8u32),
             (128, 128, 16),
@@ -147,10 +141,9 @@ impl Tiling for PipelinedTiling {
             // How the block is fed (the shader's AHEAD and EARLY), from its register budget. A
             // workgroup of 512 invocations (the 128×256 blocks) leaves each 128 registers:
             // fetching one slice ahead instead of two frees what reading each k step's operands
-            // a step early takes, and at BK = 16 that ran the squares 4–6% faster on the H100,
-            // at BK = 8 one slice ahead alone 6% faster at 128×4096×4096. With more registers to
-            // spare, the smaller blocks ran no faster with either, and up to 6% slower
-            // (BENCHMARKS.md 2026-11-26, call p9).
+            // a step early takes, and ran the squares faster at both BK; with more registers to spare,
+            // the smaller blocks ran no faster with either, and some slower (BENCHMARKS.md, "The
+            // f32 kernel is held by its reads of workgroup memory").
             let (ahead, early) = if wx * wy >= 512 {
                 (1, (bk >= 16) as u32)
             } else {
@@ -173,13 +166,11 @@ impl Tiling for PipelinedTiling {
                     // 64 accumulators, 16 operands, three sets of prefetched vec4s (two
                     // slices ahead and the one being stored), addressing; at BK = 16 the
                     // driver keeps more of the unrolled steps' operands live (+40). Fitted to
-                    // what NVIDIA's driver allocated on the H100 (scripts/device/stats,
-                    // BENCHMARKS.md 2026-11-24): 128, 207, 225, 229, 239, 167 for the first six
-                    // tiles above, estimated 128, 192, 216, 216, 240, 152: the same residency for
-                    // each. Two sets, as before, gave 64×64×8 seven workgroups per
-                    // multiprocessor where the driver's 167 registers allow six, and the split
-                    // of K sized for seven ran a second wave (64×8192×8192: 287 µs in 7 splits
-                    // against 232 in 6).
+                    // what NVIDIA's driver allocated on the H100 (`scripts/device/stats`): the
+                    // same residency for each tile as the driver's counts. One set of prefetched
+                    // vec4s fewer held one workgroup too many per multiprocessor, and the split
+                    // of K sized for it ran a second wave (BENCHMARKS.md, "Split of K by
+                    // waves").
                     // The 128×256 blocks' 512 invocations get what one workgroup leaves them
                     // of the register file (the residency's cap: 128 on the H100, which the
                     // driver allocated for both).
@@ -205,18 +196,13 @@ impl Tiling for PipelinedTiling {
                     min_k: 16 * bk,
                     granule: 2 * bk,
                     partial_bytes: self.shape.m as u64 * round4(self.shape.n) as u64 * 4,
-                    // Stream-K where K and N are multiples of 4: at 4095³ (A and B copied, C
-                    // stored in scalars) it ran 2% slower on the H100 (3001 against 2942 µs,
-                    // BENCHMARKS.md 2026-11-26), where 4096³ ran 1% faster and 6144³ 2%.
+                    // Stream-K where K and N are multiples of 4: with A and B copied and C
+                    // stored in scalars (4095³) it ran slower than whole blocks.
                     // Not for 256×128×8: its stream-K entry (`pipelined_sk`, which the whole
-                    // launch runs) ran 4096³ in 3245–3275 µs on the H100 where its whole blocks
-                    // ran 4096×4096×4224, 3% more work, in 2944–2968 (NVIDIA's driver gave that
-                    // entry 46 KiB of workgroup memory where the plain one has 24: spilled
-                    // registers, most likely), and a `tilekit tune` then rated the block 7%
-                    // lower and its planner chose 128×128×8 at 8192×8192×128, 12% slower. With
-                    // the entry's stores rewritten the spill went, and it still ran 4096³ in
-                    // 3052–3059 against 2960–2965 whole, 8192³ in 24.2 ms against 8192×8192×
-                    // 8448's 23.9 (BENCHMARKS.md 2026-11-27).
+                    // launch runs) ran slower than its whole blocks even after its stores were
+                    // rewritten to end a spill, and a tune then rated the block lower and chose a
+                    // slower one at 8192×8192×128 (BENCHMARKS.md, "The last wave in heads and
+                    // tails (stream-K)").
                     last_wave: (self.shape.k.is_multiple_of(4)
                         && self.shape.n.is_multiple_of(4)
                         && (bm, bn, bk) != (256, 128, 8))
@@ -224,14 +210,14 @@ impl Tiling for PipelinedTiling {
                             slice: bk,
                             block_bytes: bm as u64 * bn as u64 * 4,
                         }),
-                    // Even shares at any K and N (the store into C takes a ragged N): on the
-                    // H100 they ran 1500³ 17% faster than its best split and 776×1236×2348 6%,
-                    // and the wave model takes them only where it estimates a gain
-                    // (`SHARES_RATE`). Not for the 512-invocation blocks of BK = 8: NVIDIA's
-                    // driver gave 128×256×8's shares entry (`pipelined_stream`) 34 KiB of
-                    // workgroup memory where its plain one has 24 (spilled registers, most
-                    // likely), and 256×128×8 ran its last wave 3% slower split even without a
-                    // spill (above); neither was timed in shares (BENCHMARKS.md 2026-11-27).
+                    // Even shares at any K and N (the store into C takes a ragged N): mid-size
+                    // products ran faster so than at their best split (BENCHMARKS.md, "Even
+                    // shares for mid-size products"), and the wave model takes them only where
+                    // it estimates a gain (`SHARES_RATE`). Not for the 512-invocation blocks of
+                    // BK = 8: NVIDIA's driver gave 128×256×8's shares entry (`pipelined_stream`)
+                    // more workgroup memory than its plain one (spilled registers, most likely),
+                    // and 256×128×8 ran its last wave slower split even without a spill
+                    // (above); neither was timed in shares.
                     shares: (bk >= 16 || bm * bn < 128 * 256).then_some(Sharing {
                         unit: 2 * bk,
                         block_bytes: bm as u64 * bn as u64 * 4,

@@ -63,19 +63,15 @@ pub struct Chosen {
     pub chosen_by: ChosenBy,
 }
 
-/// Up to this many rows of A the small-M kernel (`gemv`) is chosen: on the H100 it reads B at
-/// 2.1-2.2 TB/s at M = 1 and 1.8 TB/s at M = 8 (f16, K = 14336); at M = 16 (two blocks of 8
-/// rows) it still beats the pipelined kernel (f32, 63 against 85 µs at 16×4096×4096) and is
-/// level with the cooperative one (f16 on an H200: 34 against 35 µs; 90 against 83 at
-/// 16×14336×4096); from M = 24 the cooperative kernel's 128×256 blocks take over (BENCHMARKS.md,
-/// "the small-M kernel" and the H200 calls).
+/// Up to this many rows of A the small-M kernel (`gemv`) is chosen: it reads B near the copy
+/// ceiling at one row, at 16 rows it still beats the pipelined kernel and is level with the
+/// cooperative one, and from 24 rows the cooperative kernel's blocks take over (BENCHMARKS.md,
+/// "The small-M kernel").
 pub const GEMV_MAX_M: u32 = 16;
 
 /// In f16, where the adapter has the matrix units, the small-M kernel keeps only up to this many
-/// rows: from 9 to 16 the cooperative kernel's 32×512 block is faster on the H100 (16×4096×4096
-/// 25.8 µs against 34.0, 16×14336×4096 77 against 94, 16×4096×11008 63 against 76), and at 8
-/// rows it is not (27 against 34, 67 against 77, 54 against 62; BENCHMARKS.md 2026-11-24, "the
-/// wave model for the cooperative kernel").
+/// rows: from 9 to 16 the cooperative kernel's 32×512 block is the faster, at 8 rows it is not
+/// (BENCHMARKS.md, "The small-M kernel").
 pub const GEMV_F16_MAX_M_BESIDE_COOP: u32 = 8;
 
 impl Gpu {

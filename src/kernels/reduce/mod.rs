@@ -10,12 +10,6 @@
 //! bound, tested in `tests/reduce.rs`). Integer sums wrap modulo 2³², as WGSL's i32/u32 arithmetic.
 //! min and max propagate NaN (as NumPy's do); a sum with a NaN is NaN.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
 mod recipe;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
@@ -461,20 +455,5 @@ impl Family for Reduce {
             sizes: &[("N", 1 << 24)],
             make: |s, _| Ok(Box::new(ReduceTiling { n: s[0] })),
         }]
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

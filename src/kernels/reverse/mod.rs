@@ -3,13 +3,6 @@
 //! as raw bits: 4-byte elements as `u32` words, 8-byte ones as `vec2<u32>`.
 //! Shader: `shaders/reverse.wgsl`. Tests: `tests/reverse.rs`. Example: `examples/04_reverse.rs`.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{fitting, len_u32, Family, Module, PipelineUse, PlanKernel, Run, Word};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
@@ -282,20 +275,5 @@ impl Family for Reverse {
             sizes: &[("N", 1 << 24)],
             make: |s, _| Ok(Box::new(ReverseTiling { n: s[0], bytes: 4 })),
         }]
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

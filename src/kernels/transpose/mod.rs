@@ -3,13 +3,6 @@
 //! 4-byte ones as `u32`, 8-byte ones as `vec2<u32>`.
 //! Shader: `shaders/transpose.wgsl`. Tests: `tests/transpose.rs`. Example: `examples/06_bank_conflicts.rs`.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, PlanKernel, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
@@ -239,20 +232,5 @@ impl Family for Transpose {
                 }))
             },
         }]
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

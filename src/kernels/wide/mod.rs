@@ -2,13 +2,6 @@
 //! §8.1). Shader: `shaders/wide.wgsl`. Tests: `tests/wide.rs`.
 //! Example: `examples/08_wide_loads.rs`. The vec4 copy is also `tilekit bench`'s bandwidth ceiling.
 
-#[cfg(feature = "cli")]
-mod bench;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "tour")]
-pub mod lesson;
-
 use super::{len_u32, Family, Module, PipelineUse, Run, Word};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
@@ -195,20 +188,5 @@ impl Family for Wide {
                 })
             })
             .collect()
-    }
-
-    #[cfg(feature = "cli")]
-    fn commands(&self) -> Vec<crate::family::command::RunCommand> {
-        vec![cli::COMMAND]
-    }
-
-    #[cfg(feature = "cli")]
-    fn bench(&self, b: &mut crate::family::bench::Bench<'_>) -> Result<()> {
-        bench::cases(b)
-    }
-
-    #[cfg(feature = "tour")]
-    fn lessons(&self) -> Vec<crate::family::lesson::Lesson> {
-        vec![lesson::LESSON]
     }
 }

@@ -2,15 +2,12 @@
 //! the rates a tune measured, per adapter) and the measured defaults tilekit ships per device
 //! profile; what `Selection::Auto` reads before the planner's rules.
 
-use super::rates;
 use crate::kernels::matmul::{Precision, Shape, Variant};
 use crate::plan::Rates;
 use crate::{Error, Gpu, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-use super::Tuned;
 
 /// The cache file's format version; a file with another is ignored (and rewritten by `tune`).
 pub const VERSION: u32 = 1;
@@ -108,9 +105,9 @@ pub struct Winner {
 impl Winner {
     /// Whether `shape` is within an eighth of the shape the winner was measured at in every
     /// dimension: where the shipped measured defaults apply. A bucket spans a factor of two in
-    /// each dimension, and the fastest block at one end of it need not be at the other: 2048³'s
-    /// winner on the H100 (then 128×128×16) ran 1500³ 15% behind the wave model's 64×64×8,
-    /// 4096³'s ran 2222³ 7% behind (BENCHMARKS.md, 2026-11-24, "the wave model").
+    /// each dimension, and the fastest block at one end of it need not be at the other: a winner
+    /// measured at one square ran a smaller square in the bucket behind the wave model's choice
+    /// (BENCHMARKS.md, "Measured rates for the wave model").
     pub fn measured_near(&self, shape: Shape) -> bool {
         let at: Vec<u64> = self
             .shape
@@ -276,9 +273,14 @@ fn load_cache(gpu: &Gpu) -> (Table, VariantRates) {
     }
 }
 
-/// The cache file's new text: `results` added for this adapter (other adapters' entries are
-/// kept; a corrupt or stale file is replaced). The caller writes it to [`cache_path`].
-pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
+/// The cache file's new text: `winners` and the `measured` rates added for this adapter (other
+/// adapters' entries are kept; a corrupt or stale file is replaced). The tuner's
+/// [`super::merged`] calls it; the caller writes it to [`cache_path`].
+pub(crate) fn merge(
+    gpu: &Gpu,
+    winners: impl IntoIterator<Item = (TuneKey, Winner)>,
+    measured: VariantRates,
+) -> Result<String> {
     let path = cache_path().ok_or_else(|| Error::Cache {
         path: "(none)".into(),
         message: "no cache directory: set TILEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME".into(),
@@ -288,11 +290,8 @@ pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
         ..Default::default()
     });
     let entry = file.adapters.entry(adapter_key(gpu)).or_default();
-    for r in results {
-        entry.insert(r.bucket, r.winner.clone());
-    }
+    entry.extend(winners);
     // A tune with no shape large enough for rates (`--quick`) keeps those measured before.
-    let measured = rates(gpu, results);
     if !measured.is_empty() {
         file.rates
             .entry(adapter_key(gpu))

@@ -12,7 +12,7 @@
 mod cache;
 
 pub use cache::{
-    adapter_key, cache_path, measured_defaults, merged, shipped_rates, Measured, Table, TuneKey,
+    adapter_key, cache_path, measured_defaults, shipped_rates, Measured, Table, TuneKey,
     VariantRates, Winner, VERSION,
 };
 pub(crate) use cache::{load, Tuning};
@@ -140,13 +140,12 @@ const BUILD_BYTES: u64 = 1 << 30;
 /// first call builds its pipelines, and a driver with a cold shader cache (NVIDIA's on a fresh
 /// machine) takes a second or more for some of them. Built one by one inside the timing, those
 /// builds left the GPU idle long enough that every candidate got the long warm-up after an idle
-/// stretch (`Gpu::warm_up_seconds`): `tune --quick` took over 90 s on a fresh H100 and 40 s once
-/// the driver's cache was warm (BENCHMARKS.md). The threads are bounded by the cores and by
-/// [`BUILD_BYTES`] over what one call may allocate (padded copies of A and B, C's split-K
-/// partials), so that a large shape builds one at a time. Builds that took longer than an idle
-/// stretch leave the GPU counted as idle: the first candidate timed after them gets the long
-/// warm-up. (Without that, the first f16 candidate of a full tune on a fresh H100, timed after
-/// 16 builds had kept the GPU mostly idle, read 2.97× its time in the tune before.)
+/// stretch (`Gpu::warm_up_seconds`), and a tune on a fresh machine took twice as long as one
+/// with the driver's cache warm (BENCHMARKS.md, "Warm up by time"). The threads are bounded by
+/// the cores and by [`BUILD_BYTES`] over what one call may allocate (padded copies of A and B,
+/// C's split-K partials), so that a large shape builds one at a time. Builds that took longer
+/// than an idle stretch leave the GPU counted as idle: the first candidate timed after them gets
+/// the long warm-up, or it reads several times its time.
 #[cfg(not(target_arch = "wasm32"))]
 fn build_first(
     gpu: &Gpu,
@@ -303,16 +302,16 @@ pub const RATE_WAVES: u64 = 3;
 
 /// What `results` measured of how fast each tile's code runs, for the planner's wave model
 /// (`Scoring::Waves`), which sees how a launch's workgroups fill the GPU but not how fast a
-/// block runs once they do (a 128×256 block of the pipelined kernel ran the large squares 7%
-/// faster per FMA than a 64×64 one on the H100, at the same 8×8 per invocation). For each variant
-/// with tiles: at every shape where each tile it timed matched f64 and ran at least
-/// [`RATE_WAVES`] full waves of the workgroups a multiprocessor holds, the fastest tile's time
-/// over each tile's; per tile the geometric mean over those shapes, scaled so that the fastest
-/// tile's rate is 1. Several shapes, because one large square's time moves by up to a tenth
-/// between runs on the H100. A rate also carries what the model counts itself, how well a block
-/// hides latency, so a block it already marks down for that is marked down twice; measured on 26
-/// shapes no tune used (H100, BENCHMARKS.md 2026-11-24, "measured rates"), the blocks this keeps
-/// out were never the fastest. Empty where no shape was large enough (`tune --quick`).
+/// block runs once they do (a 128×256 block of the pipelined kernel runs the large squares faster
+/// per FMA than a 64×64 one at the same 8×8 per invocation). For each variant with tiles: at
+/// every shape where each tile it timed matched f64 and ran at least [`RATE_WAVES`] full waves of
+/// the workgroups a multiprocessor holds, the fastest tile's time over each tile's; per tile the
+/// geometric mean over those shapes, scaled so that the fastest tile's rate is 1. Several
+/// shapes, because one large square's time moves between runs. A rate also carries what the
+/// model counts itself, how well a block hides latency, so a block it already marks down for
+/// that is marked down twice; on shapes no tune used, the blocks this keeps out were never the
+/// fastest (BENCHMARKS.md, "Measured rates for the wave model"). Empty where no shape was large
+/// enough (`tune --quick`).
 pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
     let mps = gpu.profile.multiprocessors.unwrap_or(16).max(1) as u64;
     let fills = |t: &Trial| {
@@ -364,4 +363,12 @@ pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
         }
     }
     out
+}
+
+/// The cache file's new text: `results` added for this adapter, with the rates they measured
+/// ([`rates`]); other adapters' entries are kept, a corrupt or stale file is replaced. The caller
+/// writes it to [`cache_path`].
+pub fn merged(gpu: &Gpu, results: &[Tuned]) -> Result<String> {
+    let winners = results.iter().map(|r| (r.bucket, r.winner.clone()));
+    cache::merge(gpu, winners, rates(gpu, results))
 }

@@ -1,0 +1,5 @@
+//! The `tilekit` command (`tilekit_cli::main`).
+
+fn main() -> std::process::ExitCode {
+    tilekit_cli::main()
+}

@@ -1,0 +1,512 @@
+//! What a user can get wrong, and what must never happen to what they have, through the
+//! `tilekit` binary: every case class of the hardening review has a test here.
+//!
+//! - special files: `-o` into a device, a FIFO, a symlink (dangling too) writes through and
+//!   never replaces the node or the link with a file;
+//! - a failed or refused run leaves an existing output file as it was;
+//! - late output failures: a missing directory or a cache that cannot be written fails before
+//!   the work, not after it;
+//! - huge sizes: a typed error before any data is made (no abort, no gigabytes allocated);
+//! - a `.npy` header built to make a parser backtrack: refused at once, saying what is wrong;
+//! - cold caches: the time printed is never the first run's (which builds the pipelines);
+//! - non-uniform barriers: a learner's barrier under `if (tx == 0u)` is refused with its line;
+//! - environment and arguments: TILEKIT_TIMEOUT, WGPU_BACKEND, `bench --repeats 0`,
+//!   `bench --filter` matching nothing, argument errors under `--json`, float64 beyond float32.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn tilekit_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tilekit"));
+    c.args(args).env("RUST_BACKTRACE", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn tilekit(args: &[&str]) -> Output {
+    tilekit_env(args, &[])
+}
+
+/// A scratch folder of its own, removed when the test ends (pass or fail).
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tilekit-bad-{name}-"))
+        .tempdir()
+        .unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Exit code 2 within `seconds`, one line on stderr containing `needle`, no panic.
+fn refused_within(args: &[&str], env: &[(&str, &str)], needle: &str, seconds: f64) {
+    let t = Instant::now();
+    let out = tilekit_env(args, env);
+    let took = t.elapsed();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: wanted {needle:?} in {err}");
+    assert!(err.lines().count() <= 2, "{args:?}: {err}");
+    assert!(
+        took < Duration::from_secs_f64(seconds),
+        "{args:?} took {took:?} to refuse"
+    );
+}
+
+/// The bytes of a 1-d `.npy` file of little-endian u32.
+fn npy_u32(values: &[u32]) -> Vec<u8> {
+    let dict = format!(
+        "{{'descr': '<u4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    let total = (10 + dict.len() + 1).div_ceil(64) * 64;
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend(((total - 10) as u16).to_le_bytes());
+    out.extend(dict.as_bytes());
+    out.resize(total - 1, b' ');
+    out.push(b'\n');
+    for v in values {
+        out.extend(v.to_le_bytes());
+    }
+    out
+}
+
+/// What `run reverse 10 -o` writes: 9, 8, ..., 0 as uint32.
+fn reversed_ten() -> Vec<u8> {
+    npy_u32(&(0..10).rev().collect::<Vec<u32>>())
+}
+
+#[cfg(unix)]
+fn file_type(p: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(p).unwrap().file_type()
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_device_writes_through_and_keeps_the_node() {
+    use std::os::unix::fs::FileTypeExt;
+    let scratch = dir("device");
+    let d = scratch.path();
+    // A device node of our own where we may make one (root): a test must not risk the machine's
+    // /dev/null. Without the right to make one, /dev/null cannot be replaced either.
+    let own = d.join("null");
+    let made = Command::new("mknod")
+        .args([s(&own), "c", "1", "3"])
+        .status()
+        .is_ok_and(|st| st.success());
+    let node = if made {
+        own
+    } else {
+        PathBuf::from("/dev/null")
+    };
+    let out = tilekit(&["run", "reverse", "100", "-o", s(&node)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        file_type(&node).is_char_device(),
+        "{node:?} is no longer a device"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_fifo_is_written_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let scratch = dir("fifo");
+    let d = scratch.path();
+    let fifo = d.join("pipe.npy");
+    assert!(Command::new("mkfifo")
+        .arg(s(&fifo))
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = tilekit(&["run", "reverse", "10", "-o", s(&fifo)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(reader.join().unwrap(), reversed_ten());
+    assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
+}
+
+#[cfg(unix)]
+#[test]
+fn output_through_a_symlink_updates_its_target_and_keeps_the_link() {
+    let scratch = dir("link");
+    let d = scratch.path();
+    std::fs::write(d.join("target.npy"), b"old").unwrap();
+    std::os::unix::fs::symlink("target.npy", d.join("link.npy")).unwrap();
+    let out = tilekit(&["run", "reverse", "10", "-o", s(&d.join("link.npy"))]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(file_type(&d.join("link.npy")).is_symlink());
+    assert_eq!(std::fs::read(d.join("target.npy")).unwrap(), reversed_ten());
+    // A dangling link: its target is created, the link stays.
+    std::os::unix::fs::symlink("new.npy", d.join("dangling.npy")).unwrap();
+    let out = tilekit(&["run", "reverse", "10", "-o", s(&d.join("dangling.npy"))]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(file_type(&d.join("dangling.npy")).is_symlink());
+    assert_eq!(std::fs::read(d.join("new.npy")).unwrap(), reversed_ten());
+}
+
+#[test]
+fn a_failed_run_leaves_the_old_output_as_it_was() {
+    let scratch = dir("failed");
+    let d = scratch.path();
+    let out_path = d.join("out.npy");
+    std::fs::write(&out_path, b"the user's file").unwrap();
+    // Input errors after -o was accepted: an unreadable input, an empty min.
+    std::fs::write(d.join("bad.npy"), b"not numpy").unwrap();
+    std::fs::write(d.join("empty.npy"), npy_u32(&[])).unwrap();
+    for args in [
+        vec!["run", "reverse", "--input", s(&d.join("bad.npy"))],
+        vec![
+            "run",
+            "reduce",
+            "--op",
+            "min",
+            "--input",
+            s(&d.join("empty.npy")),
+        ],
+        vec!["run", "transpose", "100000", "100000"],
+    ] {
+        let mut a = args.clone();
+        a.extend(["-o", s(&out_path)]);
+        let out = tilekit(&a);
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(&out_path).unwrap(),
+            b"the user's file",
+            "{a:?}"
+        );
+    }
+    // No temporary file is left beside it.
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 3);
+}
+
+#[test]
+fn output_places_that_cannot_be_written_fail_before_the_work() {
+    let scratch = dir("late");
+    let d = scratch.path();
+    let missing = d.join("no/such/dir");
+    // Each would otherwise run for minutes on lavapipe before failing.
+    let x = |f: &str| s(&missing.join(f)).to_string();
+    refused_within(
+        &["tour", "--html", &x("tour.html")],
+        &[],
+        "directory does not exist",
+        10.0,
+    );
+    refused_within(
+        &["bench", "--quick", "--json", &x("b.json")],
+        &[],
+        "directory does not exist",
+        10.0,
+    );
+    refused_within(
+        &["bench", "--quick", "--html", &x("b.html")],
+        &[],
+        "directory does not exist",
+        10.0,
+    );
+    refused_within(
+        &["run", "reverse", "10", "-o", s(d)],
+        &[],
+        "is a directory",
+        10.0,
+    );
+    // A cache "directory" that is a file.
+    let file = d.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    refused_within(
+        &["tune", "--quick"],
+        &[("TILEKIT_CACHE_DIR", s(&file))],
+        "a-file",
+        10.0,
+    );
+}
+
+#[test]
+fn huge_sizes_are_refused_before_any_data_is_made() {
+    // Each once aborted ("memory allocation of 12000000000 bytes failed", exit 134) or spent
+    // seconds making data; every one is a typed error naming the size and the limit.
+    for args in [
+        &["run", "reduce", "3000000000"][..],
+        &["run", "reduce", "200000000000"],
+        &["run", "histogram", "300000000000"],
+        &["run", "transpose", "100000", "100000"],
+        &["run", "reverse", "4000000000"],
+        &["run", "copy", "4000000000"],
+        &["run", "carve", "4000000000"],
+        &["run", "blur", "100000", "100000"],
+        &["run", "matmul", "20000", "20000", "20000"],
+    ] {
+        refused_within(args, &[], "over the adapter's", 10.0);
+    }
+    refused_within(
+        &["run", "transpose", "4294967296", "4294967297"],
+        &[],
+        "overflow",
+        10.0,
+    );
+}
+
+#[test]
+fn a_header_built_to_make_a_parser_backtrack_is_refused_at_once() {
+    let scratch = dir("npy");
+    let d = scratch.path();
+    let dict = format!(
+        "{{'descr': '<f4', 'fortran_order': {} False, 'shape': (3,), }}",
+        "[".repeat(32)
+    );
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((dict.len() as u16).to_le_bytes());
+    bytes.extend(dict.as_bytes());
+    bytes.extend([0u8; 12]);
+    let p = d.join("brackets.npy");
+    std::fs::write(&p, bytes).unwrap();
+    refused_within(
+        &["run", "reduce", "--input", s(&p)],
+        &[],
+        "expected True or False for 'fortran_order'",
+        5.0,
+    );
+}
+
+#[test]
+fn the_time_of_a_measurement_is_never_the_first_runs() {
+    // The first call builds the pipelines (and may compile them on a cold driver cache): a
+    // measurement must leave it out, whatever it took.
+    let gpu = common::gpu();
+    let mut calls = 0;
+    let m = gpu
+        .measure(
+            || {
+                calls += 1;
+                Ok(if calls == 1 {
+                    100.0
+                } else {
+                    1.0 + calls as f64 * 1e-3
+                })
+            },
+            |s: &f64| *s,
+        )
+        .unwrap();
+    assert!(m.max < 100.0, "the first run was timed: {m:?}");
+    assert!(calls > tilekit::STEADY_RUNS);
+    // And a comparison claims a speed-up only outside the spread.
+    use tilekit::Speed;
+    assert_eq!(
+        Speed::of((1.0, 0.9, 1.1), (1.05, 0.95, 1.2)),
+        Speed::Same(1.05)
+    );
+    assert!(matches!(
+        Speed::of((1.0, 0.95, 1.05), (2.0, 1.9, 2.1)),
+        Speed::Faster(_)
+    ));
+    assert!(matches!(
+        Speed::of((2.0, 1.9, 2.1), (1.0, 0.95, 1.05)),
+        Speed::Slower(_)
+    ));
+    assert_eq!(
+        Speed::Slower(1.5).than("global"),
+        "1.50x slower than global"
+    );
+    // Overlapping spreads: "as fast" only where the medians agree within 10%, never beside a
+    // ratio that says otherwise.
+    assert_eq!(Speed::Same(0.97).than("naive"), "as fast as naive (0.97x)");
+    let unclear = Speed::of((1.0, 0.5, 3.0), (1.74, 0.9, 2.0));
+    assert_eq!(unclear, Speed::Same(1.74));
+    assert_eq!(
+        unclear.than("scalar"),
+        "not clearly faster or slower than scalar (median ratio 1.74x, but the runs disagree)"
+    );
+}
+
+#[test]
+fn calls_measured_side_by_side_compare_round_by_round() {
+    // Two calls, the second always twice as slow as the first, on an adapter whose speed drifts
+    // threefold from one round to the next: measured apart their spreads overlap; side by side
+    // every round says 2x.
+    let gpu = common::gpu();
+    let drift = [1.0, 3.0, 1.5, 0.8, 2.5, 1.2, 2.0];
+    let mut calls = 0usize;
+    let m = gpu
+        .measure_side_by_side(
+            2,
+            |i| {
+                let round = calls / 2;
+                calls += 1;
+                Ok(drift[round % drift.len()] * (1 + i) as f64)
+            },
+            |s: &f64| *s,
+        )
+        .unwrap();
+    assert_eq!(m.len(), 2);
+    assert!(m[0].times.len() >= tilekit::STEADY_RUNS);
+    assert_eq!(m[0].times.len(), m[1].times.len());
+    use tilekit::Speed;
+    assert!(
+        matches!(
+            Speed::of(
+                (m[0].median, m[0].min, m[0].max),
+                (m[1].median, m[1].min, m[1].max)
+            ),
+            Speed::Same(_)
+        ),
+        "the spreads were meant to overlap: {m:?}"
+    );
+    // The runs pair round by round: each round's drift is the same for both.
+    assert!(
+        matches!(Speed::paired(&m[0].times, &m[1].times), Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
+        "{:?}",
+        Speed::paired(&m[0].times, &m[1].times)
+    );
+    assert!(matches!(
+        Speed::paired(&m[1].times, &m[0].times),
+        Speed::Slower(x) if (x - 2.0).abs() < 1e-9
+    ));
+    // A CPU adapter's runs are not compared at all (its speeds follow the machine's other work);
+    // a GPU's are, round by round.
+    let verdict = m[0].against(&m[1]);
+    if gpu.is_cpu() {
+        assert_eq!(verdict, Speed::OnCpu);
+        assert_eq!(
+            verdict.than("naive"),
+            "compared with naive on GPUs only (on a CPU, speed follows the load)"
+        );
+    } else {
+        assert!(
+            matches!(verdict, Speed::Faster(x) if (x - 2.0).abs() < 1e-9),
+            "{verdict:?}"
+        );
+        // Measurements of different batches are compared by their spreads.
+        let other = gpu.measure(|| Ok(1.0), |s: &f64| *s).unwrap();
+        assert!(matches!(m[0].against(&other), Speed::Same(_)));
+    }
+}
+
+#[test]
+fn a_barrier_in_non_uniform_control_flow_is_refused_by_exercise_check() {
+    let scratch = dir("exercise");
+    let d = scratch.path();
+    let out = tilekit(&[
+        "exercise",
+        "start",
+        "dynamic-reverse",
+        s(&d.join("mine.wgsl")),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // `start` never overwrites a learner's file.
+    let again = tilekit(&[
+        "exercise",
+        "start",
+        "dynamic-reverse",
+        s(&d.join("mine.wgsl")),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    let solution = tilekit_course::exercise::exercise("dynamic-reverse")
+        .unwrap()
+        .solution_source;
+    let bad = solution.replacen(
+        "workgroupBarrier();",
+        "if (t == 0u) { workgroupBarrier(); }",
+        1,
+    );
+    assert_ne!(bad, solution);
+    std::fs::write(d.join("mine.wgsl"), bad).unwrap();
+    let out = tilekit(&[
+        "exercise",
+        "check",
+        "dynamic-reverse",
+        s(&d.join("mine.wgsl")),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("mine.wgsl:") && text.contains("non-uniform control flow"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_environment_and_arguments_are_named() {
+    refused_within(
+        &["run", "reduce", "10"],
+        &[("TILEKIT_TIMEOUT", "abc")],
+        "TILEKIT_TIMEOUT",
+        10.0,
+    );
+    refused_within(
+        &["run", "reduce", "10"],
+        &[("WGPU_BACKEND", "nosuch")],
+        "unknown backend in WGPU_BACKEND \"nosuch\"",
+        10.0,
+    );
+    let out = tilekit(&["bench", "--quick", "--repeats", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--repeats"), "{}", stderr(&out));
+    refused_within(
+        &["bench", "--quick", "--filter", "zzz"],
+        &[],
+        "no bench case matches \"zzz\"",
+        10.0,
+    );
+    // The ceilings always run and are no case of their own, on every adapter: the matrix units'
+    // ceiling that lavapipe lists as skipped does not count as a match.
+    refused_within(
+        &["bench", "--quick", "--filter", "ceiling"],
+        &[],
+        "no bench case matches \"ceiling\"",
+        20.0,
+    );
+    // Argument errors under --json: one JSON object with one line of message, no "error: error".
+    let out = tilekit(&["run", "reduce", "--json", "--nosuch", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msg = j["error"]["message"].as_str().unwrap();
+    assert!(!msg.contains('\n') && !msg.starts_with("error"), "{msg:?}");
+    assert!(msg.contains("--nosuch"), "{msg}");
+    assert!(!stderr(&out).contains("error: error"), "{}", stderr(&out));
+}
+
+#[test]
+fn float64_beyond_float32_is_refused_not_computed_as_infinity() {
+    let scratch = dir("f64");
+    let d = scratch.path();
+    // A 2×2 float64 matrix holding 1e300.
+    let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }";
+    let total = (10 + dict.len() + 1).div_ceil(64) * 64;
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend(((total - 10) as u16).to_le_bytes());
+    bytes.extend(dict.as_bytes());
+    bytes.resize(total - 1, b' ');
+    bytes.push(b'\n');
+    for v in [1.0f64, 1e300, 0.5, -2.0] {
+        bytes.extend(v.to_le_bytes());
+    }
+    let path = d.join("a.npy");
+    std::fs::write(&path, &bytes).unwrap();
+    let a = s(&path);
+    refused_within(
+        &["run", "matmul", "--a", a, "--b", a],
+        &[],
+        "element 1",
+        10.0,
+    );
+    refused_within(&["run", "reduce", "--input", a], &[], "float32", 10.0);
+}

@@ -1,0 +1,325 @@
+//! Exercises: the learner writes the kernel (`exercises/NAME.wgsl`, a project shader with the
+//! lesson's key lines turned into TODOs) and `tilekit exercise check NAME FILE.wgsl` runs it with
+//! the library's own host code, bindings and planner constants ([`Gpu::with_substitute`]) at
+//! shapes chosen to catch the classic mistakes, against the CPU reference. The answer fits one
+//! screen: passed (with its speed beside tilekit's kernel), or the first wrong element, the shape
+//! that exposed it and a hint naming the likely mistake; a file that does not compile gets naga's
+//! message with the line. The solutions are the project's own shaders. This module checks a
+//! learner's file; `catalogue.rs` lists the exercises, their cases and speed cases.
+
+mod bound;
+mod catalogue;
+mod uniformity;
+pub use bound::bound_loops;
+pub use catalogue::exercises;
+pub use uniformity::{barrier_count, divergent_barriers, Divergent};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use tilekit::Shader;
+use tilekit::{Gpu, Result};
+
+/// The first element a learner's kernel got wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Its index in the output.
+    pub index: usize,
+    /// What the CPU reference says.
+    pub expected: String,
+    /// What the kernel wrote.
+    pub got: String,
+}
+
+/// A check's work in flight: awaited in a browser, blocked on natively.
+type Pending<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T>> + 'a>>;
+
+/// Runs one shape: the first wrong element, if any.
+type RunCase = Box<dyn for<'a> Fn(&'a Gpu) -> Pending<'a, Option<Mismatch>>>;
+
+/// An exercise's speed case once its inputs are on the device: each call runs the kernel alone
+/// and gives its seconds.
+type Runner<'a> = Box<dyn FnMut() -> Pending<'a, f64> + 'a>;
+
+/// One shape a check runs.
+pub struct Case {
+    /// The shape, as the answer names it (`33×47×29`).
+    pub shape: String,
+    /// Whether it is a multiple of every tile (a failure there is not an edge mistake).
+    pub aligned: bool,
+    run: RunCase,
+}
+
+/// One exercise.
+pub struct Exercise {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// What to do, and the lesson it comes from.
+    pub task: &'static str,
+    /// The starter file, from the repository's root.
+    pub starter: &'static str,
+    /// Its text (the learner's copy may differ).
+    pub starter_source: &'static str,
+    /// The solution: the project's own shader, from the repository's root.
+    pub solution: &'static str,
+    /// Its text.
+    pub solution_source: &'static str,
+    /// The library module the learner's file replaces.
+    pub module: &'static str,
+    /// The hint when a shape that is a multiple of every tile fails and the file has fewer
+    /// barriers than the solution: a race.
+    pub hint: &'static str,
+    /// The hint when a shape that is a multiple of every tile fails with every barrier in place:
+    /// the index arithmetic, not a race.
+    pub aligned_hint: &'static str,
+    /// The hint when only a ragged shape fails.
+    pub edge_hint: &'static str,
+    cases: fn() -> Vec<Case>,
+    /// The speed case: its inputs made and uploaded once, then a runner that times the kernel
+    /// alone on them. Made afresh for every run, a 2^26-byte histogram's input kept the GPU idle
+    /// between its kernels for tens of milliseconds, its clock fell, and the checker printed a
+    /// time several times the kernel's (BENCHMARKS.md, "Warm up by time").
+    speed: for<'a> fn(&'a Gpu) -> Pending<'a, Runner<'a>>,
+}
+
+/// What `check` found.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Every shape matched the reference; the learner's time and tilekit's at the speed size.
+    Passed {
+        /// Shapes run.
+        shapes: Vec<String>,
+        /// The learner's kernel timed warm: median, fastest and slowest of the timed runs.
+        yours: tilekit::Measured<()>,
+        /// tilekit's own kernel, timed the same way: side by side with the learner's, and run as a
+        /// learner's file is (wgpu's runtime checks on, every loop bounded).
+        tilekits: tilekit::Measured<()>,
+    },
+    /// naga's message with the file and line, or a barrier in non-uniform control flow.
+    DoesNotCompile(String),
+    /// The first wrong element.
+    Wrong {
+        /// The shape that exposed it.
+        shape: String,
+        /// The element.
+        mismatch: Mismatch,
+        /// The likely mistake.
+        hint: String,
+    },
+    /// A loop ran [`LOOP_CAP`] times in one invocation and was stopped (it would not have ended).
+    LoopStopped {
+        /// The shape it ran at.
+        shape: String,
+    },
+    /// It compiled but could not run (a wrong entry point or binding, a GPU error).
+    Failed(String),
+}
+
+impl Verdict {
+    /// Whether the learner's kernel passed.
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Passed { .. })
+    }
+
+    /// The one-screen answer.
+    pub fn render(&self, ex: &Exercise) -> String {
+        match self {
+            Verdict::Passed {
+                shapes,
+                yours,
+                tilekits,
+            } => {
+                let t = crate::units::time;
+                format!(
+                    "{}: passed at {}\nspeed, side by side over {} rounds: yours {} ({}–{}), tilekit's {} ({}–{}): yours is {}",
+                    ex.name,
+                    shapes.join(", "),
+                    yours.times.len(),
+                    t(yours.median),
+                    t(yours.min),
+                    t(yours.max),
+                    t(tilekits.median),
+                    t(tilekits.min),
+                    t(tilekits.max),
+                    yours.against(tilekits).than("tilekit's")
+                )
+            }
+            Verdict::DoesNotCompile(m) => format!("{}: does not compile\n{m}", ex.name),
+            Verdict::Wrong {
+                shape,
+                mismatch,
+                hint,
+            } => format!(
+                "{}: wrong at {shape}: element {} is {}, expected {}\nhint: {hint}",
+                ex.name, mismatch.index, mismatch.got, mismatch.expected
+            ),
+            Verdict::LoopStopped { shape } => format!(
+                "{}: a loop did not end at {shape}: it ran {LOOP_CAP} times in one invocation and was stopped (every loop of a checked file is, so that a kernel that never ends cannot freeze your GPU)\nhint: check each loop's condition and step: a u32 is never below 0 (`s >= 0u` always holds), and a step that does not move toward the bound loops for ever",
+                ex.name
+            ),
+            Verdict::Failed(m) => format!("{}: could not run: {m}", ex.name),
+        }
+    }
+}
+
+/// The exercise called `name`.
+pub fn exercise(name: &str) -> Result<Exercise> {
+    exercises()
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| tilekit::Error::Unknown {
+            what: "exercise",
+            got: name.to_string(),
+            choices: exercises().iter().map(|e| e.name.to_string()).collect(),
+        })
+}
+
+/// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
+/// `gpu`: naga parses and validates it, tilekit's own uniformity check looks at its barriers
+/// (naga does not), then it runs at every case's shape against the reference, and, if it
+/// passes, is timed beside tilekit's kernel.
+/// Blocking [`check_async`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
+    pollster::block_on(check_async(gpu, ex, source, path))
+}
+
+/// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
+/// `gpu` (see [`check`]).
+pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
+    // naga's own message (with the file and line) before wgpu sees it.
+    let module = match naga::front::wgsl::parse_str(source) {
+        Ok(m) => m,
+        Err(e) => return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path)),
+    };
+    let caps = naga::valid::Capabilities::all();
+    if let Err(e) =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module)
+    {
+        return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path));
+    }
+    let divergent = divergent_barriers(&module, source);
+    if !divergent.is_empty() {
+        let lines: Vec<String> = divergent
+            .iter()
+            .map(|d| {
+                format!(
+                    "{path}:{}: {} in {} is in non-uniform control flow",
+                    d.line, d.what, d.function
+                )
+            })
+            .collect();
+        return Verdict::DoesNotCompile(format!(
+            "{}\nEvery invocation of a workgroup must reach each barrier: it may not sit under a branch on the invocation's id (or on a value that differs between invocations), nor after an early return or break from one. WGSL requires it and browsers refuse such a shader; naga accepts it, and it may hang or race on a GPU (Harris, \"Using Shared Memory in CUDA C/C++\": __syncthreads() in divergent code is undefined and can deadlock).",
+            lines.join("\n")
+        ));
+    }
+    // Fewer barriers than the solution: a failure on whole tiles is most likely a race.
+    let barriers_missing = naga::front::wgsl::parse_str(ex.solution_source)
+        .map(|m| barrier_count(&module) < barrier_count(&m))
+        .unwrap_or(false);
+    let cases = (ex.cases)();
+    let mut shapes = Vec::new();
+    let mut first_wrong: Option<(usize, Mismatch)> = None;
+    // The learner's file with every loop bounded (bound.rs), watched: a loop stopped at its cap
+    // is reported whatever the answer (it would not have ended).
+    let shader = learner_shader(ex, source, LOOP_CAP);
+    for (i, case) in cases.iter().enumerate() {
+        let ran = gpu
+            .with_watched_substitute_async(ex.module, shader.clone(), (case.run)(gpu))
+            .await;
+        match ran {
+            Err(e) | Ok((Err(e), false)) => return Verdict::Failed(e.to_string()),
+            Ok((_, true)) => {
+                return Verdict::LoopStopped {
+                    shape: case.shape.clone(),
+                }
+            }
+            Ok((Ok(Some(m)), false)) => {
+                first_wrong.get_or_insert((i, m));
+            }
+            Ok((Ok(None), false)) => shapes.push(case.shape.clone()),
+        }
+    }
+    if let Some((i, mismatch)) = first_wrong {
+        let case = &cases[i];
+        let aligned_failed = cases
+            .iter()
+            .any(|c| c.aligned && !shapes.contains(&c.shape));
+        let hint = match (case.aligned || aligned_failed, barriers_missing) {
+            (true, true) => ex.hint,
+            (true, false) => ex.aligned_hint,
+            (false, _) => ex.edge_hint,
+        };
+        return Verdict::Wrong {
+            shape: case.shape.clone(),
+            mismatch,
+            hint: hint.to_string(),
+        };
+    }
+    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side_async), each file
+    // in place of the module as a learner's file runs: wgpu's runtime checks on, every loop
+    // bounded and watched. So the same code times the same: with tilekit's kernel run as the
+    // library runs it, the lesson's own shader checked as a learner's file read several times
+    // slower (BENCHMARKS.md, "Shader runtime checks").
+    let tilekits = learner_shader(ex, ex.solution_source, LOOP_CAP);
+    let mut run = match (ex.speed)(gpu).await {
+        Ok(run) => run,
+        Err(e) => return Verdict::Failed(e.to_string()),
+    };
+    let mut stopped = false;
+    let timed = gpu
+        .measure_side_by_side_async(
+            2,
+            async |i| {
+                let file = if i == 0 { &shader } else { &tilekits };
+                let (s, capped) = gpu
+                    .with_watched_substitute_async(ex.module, file.clone(), run())
+                    .await?;
+                stopped |= capped && i == 0;
+                s
+            },
+            |s| *s,
+        )
+        .await;
+    if stopped {
+        return Verdict::LoopStopped {
+            shape: "the speed test's size".into(),
+        };
+    }
+    match timed {
+        Ok(mut m) => {
+            let tilekits = m.remove(1).map(|_| ());
+            let yours = m.remove(0).map(|_| ());
+            Verdict::Passed {
+                shapes,
+                yours,
+                tilekits,
+            }
+        }
+        Err(e) => Verdict::Failed(e.to_string()),
+    }
+}
+
+/// The steps any one loop of a checked file may take each time it starts (bound.rs): far more
+/// than the lessons' kernels take (a few thousand at most), few enough that a loop that never
+/// ends stops in seconds on a CPU adapter, and below the 65,535 at which Mesa's llvmpipe and
+/// lavapipe stop every loop themselves (so that the cap, not the driver's, is what a loop meets).
+pub const LOOP_CAP: u32 = 1 << 15;
+
+/// The learner's source as a module of its own, every loop bounded at `cap` steps: a fresh name
+/// per check (the pipeline cache must not hand back another file's kernels), wgpu's runtime
+/// checks kept (a learner's indices are unproven).
+fn learner_shader(ex: &Exercise, source: &str, cap: u32) -> Shader {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    Shader {
+        checked: true,
+        watched: true,
+        ..Shader::owned(
+            format!(
+                "exercise {} #{}",
+                ex.name,
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ),
+            bound_loops(source, cap),
+        )
+    }
+}

@@ -1,0 +1,64 @@
+//! Lesson 04: reverse through workgroup memory, static and dynamic, then a large n.
+
+use crate::lesson::{Lesson, Report, Size};
+use crate::units::{bandwidth, time};
+use tilekit::{Gpu, Result};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 4,
+    name: "reverse",
+    run: |gpu, size| Box::pin(reverse(gpu, size)),
+};
+
+/// 04: reverse, static and dynamic, then a large n.
+pub async fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::timed(
+        "04 reverse through workgroup memory (Harris)",
+        "staticReverse uses a fixed 64-element array; dynamicReverse sizes it at launch (here: an override constant); a barrier separates the writes from the reads.",
+        gpu,
+    );
+    r.quote("shaders/reverse.wgsl", tilekit::shaders::REVERSE);
+    let input: Vec<i32> = (0..64).collect();
+    let (out, _) = gpu.reverse_static_async(&input).await?;
+    let ok = out == (0..64).rev().collect::<Vec<_>>();
+    r.verified &= ok;
+    r.line(format!(
+        "static 0..63 → {}..{} (expected 63..0)",
+        out[0], out[63]
+    ));
+    let (out, _) = gpu.reverse_dynamic_async(&input).await?;
+    r.verified &= out == (0..64).rev().collect::<Vec<_>>();
+    r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
+    let n = size.pick(100_003, 64 << 20);
+    let x: Vec<u32> = (0..n as u32).collect();
+    let (dx, dout) = (
+        gpu.upload_async("x", &x).await?,
+        gpu.alloc_async::<u32>("reversed", n).await?,
+    );
+    let run = gpu
+        .measure_async(
+            async || gpu.reverse_on_device_async(&dx, &dout).await,
+            |r| r.timing.seconds,
+        )
+        .await?
+        .run;
+    let out = gpu.read_async(&dout).await?;
+    r.verified &= out
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v as usize == n - 1 - i);
+    r.line(format!(
+        "block reverse of {n}: {}, {} ({})",
+        time(run.timing.seconds),
+        bandwidth(run.bytes_per_second()),
+        run.tile
+    ));
+    r.key = bandwidth(run.bytes_per_second());
+    r.charts.push(crate::lesson::Chart {
+        title: format!("block reverse of {n} words through workgroup memory"),
+        unit: "GB/s".into(),
+        bars: vec![("reverse".into(), run.bytes_per_second() / 1e9, None)],
+    });
+    Ok(r)
+}

@@ -1,0 +1,76 @@
+//! Lesson 06: bank conflicts in a transposed tile, and the padding that removes them.
+
+use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU};
+use crate::units::{bandwidth, time};
+use tilekit::kernels::transpose::Variant;
+use tilekit::{Gpu, Result};
+
+/// The lesson.
+pub const LESSON: Lesson = Lesson {
+    number: 6,
+    name: "bank conflicts",
+    run: |gpu, size| Box::pin(bank_conflicts(gpu, size)),
+};
+
+/// 06: bank conflicts in a transposed tile.
+pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
+    let mut r = Report::timed(
+        "06 bank conflicts (transpose, CUDA Handbook 8.1)",
+        "Reading a 32×32 tile down a column hits one bank 32 times; padding each row to 33 words puts the column in 32 different banks.",
+        gpu,
+    );
+    r.quote("shaders/transpose.wgsl", tilekit::shaders::TRANSPOSE);
+    let (m, n) = size.pick((300, 200), (8192, 8192));
+    let x = rand_f32(m * n, 6);
+    let mut chart = Chart {
+        title: format!("transpose of {m}×{n} f32"),
+        unit: "GB/s".into(),
+        bars: vec![],
+    };
+    let (dx, dout) = (
+        gpu.upload_async("x", &x).await?,
+        gpu.alloc_async::<f32>("transposed", m * n).await?,
+    );
+    // Each variant checked on its own poisoned output, then all three timed side by side, in
+    // rounds: padding's difference is small, and a CPU adapter drifts between one kernel's runs
+    // and the next's by more.
+    for v in Variant::ALL {
+        gpu.poison_async(&dout).await?;
+        gpu.transpose_on_device_async(&dx, &dout, (m, n), v, None)
+            .await?;
+        let out = gpu.read_async(&dout).await?;
+        r.verified &=
+            (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
+    }
+    let measured = gpu
+        .measure_side_by_side_async(
+            Variant::ALL.len(),
+            async |i| {
+                gpu.transpose_on_device_async(&dx, &dout, (m, n), Variant::ALL[i], None)
+                    .await
+            },
+            |r| r.timing.seconds,
+        )
+        .await?;
+    for (v, t) in Variant::ALL.iter().zip(&measured) {
+        let run = &t.run;
+        chart.bars.push((v.name().into(), run.gbps(), None));
+        r.line(format!(
+            "{:<7} {:<16} {:>10} {:>12}",
+            v.name(),
+            run.tile,
+            time(run.timing.seconds),
+            bandwidth(run.bytes_per_second())
+        ));
+    }
+    r.charts.push(chart);
+    r.key = format!(
+        "padding: {}",
+        measured[2].against(&measured[1]).than("the unpadded tile")
+    );
+    r.line(format!(
+        "{m}×{n}{}",
+        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+    ));
+    Ok(r)
+}

@@ -1,0 +1,236 @@
+//! The exercises on the test adapter: every starter fails with the hint that names its mistake,
+//! every solution (the project's own shader) passes, a racy kernel is caught, a barrier in
+//! non-uniform control flow is refused (naga accepts it), an off-by-one loop with every barrier in
+//! place is not called a race, a loop that never ends is stopped at the cap and named, and a file
+//! that does not compile gets naga's message with the learner's file name and line.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+use common::gpu;
+use tilekit_course::exercise::{barrier_count, check, exercise, exercises, Exercise, Verdict};
+
+/// Exercises whose starter's mistake shows only on ragged shapes.
+const EDGE_MISTAKES: [&str; 1] = ["matmul-bounds"];
+
+fn barriers(source: &str) -> usize {
+    barrier_count(&naga::front::wgsl::parse_str(source).unwrap())
+}
+
+/// The tiled-matmul solution as a learner would write it from the starter.
+fn tiled(ex: &Exercise) -> String {
+    ex.starter_source
+        .replace(
+            "        // TODO (fig 4.16): the whole tile must be loaded before anyone reads it.",
+            "        workgroupBarrier();",
+        )
+        .replace(
+            "        // TODO (fig 4.16): nobody may overwrite the tile while others still read it.",
+            "        workgroupBarrier();",
+        )
+}
+
+#[test]
+fn every_starter_fails_with_the_hint_that_names_its_mistake() {
+    let all = exercises();
+    assert!(all.len() >= 6);
+    for ex in &all {
+        let verdict = check(gpu(), ex, ex.starter_source, "starter.wgsl");
+        let text = verdict.render(ex);
+        let Verdict::Wrong { hint, mismatch, .. } = &verdict else {
+            panic!(
+                "the starter of {} did not fail as expected:\n{text}",
+                ex.name
+            );
+        };
+        // A starter without the solution's barriers is a race; one with them is not.
+        let want = if EDGE_MISTAKES.contains(&ex.name) {
+            ex.edge_hint
+        } else if barriers(ex.starter_source) < barriers(ex.solution_source) {
+            ex.hint
+        } else {
+            ex.aligned_hint
+        };
+        assert_eq!(hint, want, "{text}");
+        assert_ne!(mismatch.expected, mismatch.got, "{text}");
+        assert!(
+            text.contains("wrong at") && text.contains("hint:"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn every_solution_passes_and_is_timed_beside_tilekits() {
+    for ex in exercises() {
+        let verdict = check(gpu(), &ex, ex.solution_source, "solution.wgsl");
+        let text = verdict.render(&ex);
+        let Verdict::Passed {
+            shapes,
+            yours,
+            tilekits,
+        } = &verdict
+        else {
+            panic!("the solution of {} did not pass:\n{text}", ex.name);
+        };
+        assert!(shapes.len() >= 2, "{text}");
+        assert!(yours.median > 0.0 && tilekits.median > 0.0, "{text}");
+        assert!(
+            yours.min <= yours.median && yours.median <= yours.max,
+            "{text}"
+        );
+        // The same kernel against itself, timed side by side: round for round.
+        assert!(text.contains("yours is "), "{text}");
+        assert_eq!(yours.times.len(), tilekits.times.len(), "{text}");
+        assert!(yours.times.len() >= tilekit::STEADY_RUNS, "{text}");
+    }
+}
+
+#[test]
+fn a_racy_kernel_is_caught() {
+    // The reduction tree with the barrier inside its loop removed: steps read partners that
+    // have not finished.
+    let ex = exercise("reduction-tree").unwrap();
+    let verdict = check(gpu(), &ex, ex.starter_source, "racy.wgsl");
+    assert!(
+        matches!(&verdict, Verdict::Wrong { hint, .. } if hint.contains("race")),
+        "{}",
+        verdict.render(&ex)
+    );
+    // The histogram whose workgroups store over each other's counts: a race between
+    // workgroups, with every barrier in place.
+    let ex = exercise("histogram").unwrap();
+    let verdict = check(gpu(), &ex, ex.starter_source, "racy.wgsl");
+    assert!(
+        matches!(&verdict, Verdict::Wrong { hint, .. } if hint.contains("atomicAdd")),
+        "{}",
+        verdict.render(&ex)
+    );
+}
+
+#[test]
+fn a_barrier_in_non_uniform_control_flow_is_refused_with_its_line() {
+    let ex = exercise("tiled-matmul").unwrap();
+    let good = tiled(&ex);
+    assert!(check(gpu(), &ex, &good, "good.wgsl").passed());
+    let line = good
+        .lines()
+        .position(|l| l.trim() == "workgroupBarrier();")
+        .unwrap()
+        + 1;
+    let divergent = good.replacen(
+        "        workgroupBarrier();",
+        "        if (tx == 0u) { workgroupBarrier(); }",
+        1,
+    );
+    let verdict = check(gpu(), &ex, &divergent, "mine.wgsl");
+    let text = verdict.render(&ex);
+    let Verdict::DoesNotCompile(msg) = &verdict else {
+        panic!("a barrier under `if (tx == 0u)` was not refused:\n{text}");
+    };
+    assert!(msg.contains(&format!("mine.wgsl:{line}:")), "{msg}");
+    assert!(msg.contains("non-uniform control flow"), "{msg}");
+    // An early return before the barriers: some invocations never reach them.
+    let early = good.replacen(
+        "    var acc = 0.0;\n    let phases",
+        "    var acc = 0.0;\n    if (row >= p.m) { return; }\n    let phases",
+        1,
+    );
+    assert_ne!(early, good, "the early-return edit found nothing to change");
+    assert!(matches!(
+        check(gpu(), &ex, &early, "early.wgsl"),
+        Verdict::DoesNotCompile(_)
+    ));
+}
+
+#[test]
+fn an_off_by_one_inner_loop_with_both_barriers_is_not_called_a_race() {
+    let ex = exercise("tiled-matmul").unwrap();
+    let good = tiled(&ex);
+    for wrong in ["kk <= TILE;", "kk < TILE - 1u;"] {
+        let src = good.replace("kk < TILE;", wrong);
+        assert_ne!(src, good);
+        let verdict = check(gpu(), &ex, &src, "loop.wgsl");
+        let text = verdict.render(&ex);
+        // On wgpu's GL back end naga's bounds checks read 0.0 past an array's end, so one step
+        // too many adds 0 × 0 and the answer is right: there it may pass, never be a race.
+        let on_gl = std::env::var("WGPU_BACKEND").is_ok_and(|b| b.eq_ignore_ascii_case("gl"));
+        assert!(
+            matches!(&verdict, Verdict::Wrong { hint, .. } if *hint == ex.aligned_hint)
+                || (on_gl && wrong == "kk <= TILE;" && verdict.passed()),
+            "{wrong}: {text}"
+        );
+        assert!(!text.contains("a race."), "{text}");
+    }
+}
+
+#[test]
+fn a_file_that_does_not_compile_gets_nagas_message_with_its_name_and_line() {
+    let ex = exercise("dynamic-reverse").unwrap();
+    let broken = ex.solution_source.replace(
+        "data[t] = s_dyn[N - 1u - t];",
+        "data[t] = s_dyn[N - 1u - t]",
+    );
+    let verdict = check(gpu(), &ex, &broken, "my-reverse.wgsl");
+    let Verdict::DoesNotCompile(msg) = &verdict else {
+        panic!("{}", verdict.render(&ex));
+    };
+    let line = broken
+        .lines()
+        .position(|l| l.contains("data[t] = s_dyn[N - 1u - t]"))
+        .unwrap()
+        + 1;
+    // naga points at the missing `;` or at the next token (a comment line may lie between).
+    assert!(
+        (line..=line + 3).any(|l| msg.contains(&format!("my-reverse.wgsl:{l}:"))),
+        "{msg}"
+    );
+    // An unknown exercise is a typed error listing the choices.
+    let e = exercise("nope").err().unwrap();
+    assert!(e.to_string().contains("tiled-matmul"), "{e}");
+}
+
+#[test]
+fn a_loop_that_never_ends_is_stopped_at_the_cap_and_named() {
+    // The reduction tree with its barrier in place and `s >= 0u` for `s > 0u`: a u32 is never
+    // below 0, so the loop runs for ever at s = 0 unless the bounding of every loop stops it.
+    let ex = exercise("reduction-tree").unwrap();
+    let good = ex.starter_source.replace(
+        "        // TODO (reduceSmem): a step may not read a partner before the partner's step is done.",
+        "        workgroupBarrier();",
+    );
+    assert_ne!(good, ex.starter_source);
+    assert!(check(gpu(), &ex, &good, "tree.wgsl").passed());
+    let endless = good.replace(
+        "for (var s = STATIC_WG / 2u; s > 0u; s >>= 1u)",
+        "for (var s = STATIC_WG / 2u; s >= 0u; s >>= 1u)",
+    );
+    assert_ne!(endless, good);
+    let verdict = check(gpu(), &ex, &endless, "tree.wgsl");
+    let text = verdict.render(&ex);
+    assert!(matches!(verdict, Verdict::LoopStopped { .. }), "{text}");
+    assert!(text.contains("did not end"), "{text}");
+}
+
+/// Each exercise names its starter and solution by path and embeds them by `include_str!`: the
+/// two must be the same file, or `tilekit exercise` would point a learner at one text and check
+/// another. (No GPU: reads the repository.)
+#[test]
+fn each_exercise_embeds_the_files_it_names() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    for ex in exercises() {
+        for (path, embedded) in [
+            (ex.starter, ex.starter_source),
+            (ex.solution, ex.solution_source),
+        ] {
+            let on_disk = std::fs::read_to_string(root.join(path))
+                .unwrap_or_else(|e| panic!("{}: {path}: {e}", ex.name));
+            assert_eq!(
+                on_disk, embedded,
+                "{}: {path} is not what it embeds",
+                ex.name
+            );
+        }
+    }
+}

@@ -12,7 +12,7 @@ fn main() -> tilekit::Result<()> {
     for (i, a) in tilekit::gpu::adapter_summaries()?.iter().enumerate() {
         println!("[{i}] {} ({}, {})", a.name, a.backend, a.device_type);
     }
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let limits = gpu.limits();
     let base = Limits::webgpu_default();
     println!("\nopened {} ({})\n", gpu.summary.name, gpu.summary.backend);

@@ -11,7 +11,7 @@ use tilekit::kernels::matmul::{reference, verify, Selection, Shape, Variant};
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let n = if quick || gpu.is_cpu() { 128 } else { 2048 };
     println!(
         "{} ({}), {n}×{n}×{n} f32\n",
@@ -21,8 +21,8 @@ fn main() -> tilekit::Result<()> {
     // 1. The operands on the device, C allocated for the result.
     let a = tilekit::random::uniform_f32(n * n, 1);
     let b = tilekit::random::uniform_f32(n * n, 2);
-    let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &b)?);
-    let dc = gpu.alloc::<f32>("C", n * n)?;
+    let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &b).wait()?);
+    let dc = gpu.alloc::<f32>("C", n * n).wait()?;
     let shape = Shape::new(n, n, n)?;
 
     // 2. The two kernels of the lesson: naive (fig 4.3), tiled at TILE = 16 (fig 4.16).
@@ -35,9 +35,10 @@ fn main() -> tilekit::Result<()> {
 
     // 3. Each kernel once on a poisoned C, every element checked against the f64 reference.
     for (_, selection, _) in &kernels {
-        gpu.poison(&dc)?;
-        gpu.matmul_on_device(&da, &db, &dc, shape, selection)?;
-        let c = gpu.read(&dc)?;
+        gpu.fill(&dc, tilekit::POISON).wait()?;
+        gpu.matmul_on_device(&da, &db, &dc, shape, selection)
+            .wait()?;
+        let c = gpu.read(&dc).wait()?;
         if n <= 512 {
             let (exact, magnitude) = reference(&a, &b, n, n, n);
             verify(&c, &exact, &magnitude, n)?;
@@ -46,11 +47,14 @@ fn main() -> tilekit::Result<()> {
 
     // 4. Timed warm and side by side: one run of each builds its pipeline, then rounds in which
     //    each runs once (so both meet the adapter at the same moments); the median of each.
-    let times = gpu.measure_side_by_side(
-        kernels.len(),
-        |i| gpu.matmul_on_device(&da, &db, &dc, shape, &kernels[i].1),
-        |r| r.timing.seconds,
-    )?;
+    let times = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            kernels.len(),
+            |i: usize| gpu.matmul_on_device(&da, &db, &dc, shape, &kernels[i].1),
+            |r: &tilekit::kernels::matmul::MatmulRun| r.timing.seconds,
+        )
+        .wait()?;
     for ((name, _, predicted_ratio), m) in kernels.iter().zip(&times) {
         let run = &m.run;
         println!(

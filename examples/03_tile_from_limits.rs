@@ -10,7 +10,7 @@ use tilekit::kernels::matmul::{reference, tiled::TiledTiling, verify, Selection,
 use tilekit::{DeviceProfile, Limits, Planner};
 
 fn main() -> tilekit::Result<()> {
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let shape = Shape::new(1000, 1000, 1000)?;
     let tiling = TiledTiling::new(shape);
     let cases = [
@@ -52,7 +52,9 @@ fn main() -> tilekit::Result<()> {
     let (m, k, n) = (200, 300, 100);
     let a = tilekit::random::uniform_f32(m * k, 3);
     let b = tilekit::random::uniform_f32(k * n, 4);
-    let (c, run) = gpu.matmul_with(&a, &b, (m, k, n), &Selection::Variant(Variant::TILED))?;
+    let (c, run) = gpu
+        .matmul(&a, &b, (m, k, n), &Selection::Variant(Variant::TILED))
+        .wait()?;
     let (exact, magnitude) = reference(&a, &b, m, k, n);
     verify(&c, &exact, &magnitude, k)?;
     println!(

@@ -7,12 +7,14 @@
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     println!("{} ({})\n", gpu.summary.name, gpu.summary.backend);
 
     // staticReverse: exactly 64 elements, `var<workgroup> s: array<u32, 64>`.
     let d: Vec<u32> = (0..64).collect();
-    let (r, _) = gpu.reverse_static(&d)?;
+    let (r, _) = gpu
+        .reverse(&d, tilekit::kernels::reverse::Variant::Static)
+        .wait()?;
     assert_eq!(r, d.iter().rev().copied().collect::<Vec<_>>());
     println!(
         "static  64 elements: {:?}..{:?} (expected 63..0)",
@@ -23,7 +25,9 @@ fn main() -> tilekit::Result<()> {
     // built, checked against the adapter's limits first (wgpu does not check override sizes).
     let n = 1000.min(gpu.limits().max_compute_invocations_per_workgroup as usize);
     let d: Vec<i32> = (0..n as i32).map(|i| i * 3 - 7).collect();
-    let (r, _) = gpu.reverse_dynamic(&d)?;
+    let (r, _) = gpu
+        .reverse(&d, tilekit::kernels::reverse::Variant::Dynamic)
+        .wait()?;
     assert_eq!(r, d.iter().rev().copied().collect::<Vec<_>>());
     println!("dynamic {n} elements: one workgroup of {n} invocations, reversed");
 
@@ -34,9 +38,18 @@ fn main() -> tilekit::Result<()> {
         1 << 26
     };
     let x: Vec<u32> = (0..n as u32).collect();
-    let (dx, dy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("reversed", n)?);
-    let m = gpu.measure(|| gpu.reverse_on_device(&dx, &dy), |r| r.timing.seconds)?;
-    let y = gpu.read(&dy)?;
+    let (dx, dy) = (
+        gpu.upload("x", &x).wait()?,
+        gpu.alloc::<u32>("reversed", n).wait()?,
+    );
+    let m = gpu
+        .measure(
+            tilekit::Repeat::Each,
+            || gpu.reverse_on_device(&dx, &dy),
+            |r| r.timing.seconds,
+        )
+        .wait()?;
+    let y = gpu.read(&dy).wait()?;
     let ok = y.iter().enumerate().all(|(i, &v)| v as usize == n - 1 - i);
     println!(
         "block   {n} elements ({}): {:.3} ms, {:.1} GB/s ({}), verified: {}",

@@ -13,7 +13,7 @@ use tilekit::kernels::wide::Width;
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let n = if quick || gpu.is_cpu() {
         1 << 20
     } else {
@@ -30,14 +30,17 @@ fn main() -> tilekit::Result<()> {
     let bound = ((n as f64).log2().ceil() + 2.0)
         * 2f64.powi(-24)
         * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-    let input = gpu.upload("x", &x)?;
+    let input = gpu.upload("x", &x).wait()?;
 
     // The ceiling: a vec4 copy of the same bytes.
-    let copy = gpu.alloc::<f32>("copy", n)?;
-    let c = gpu.measure(
-        || gpu.copy_on_device(&input, &copy, Width::Vec4),
-        |r| r.timing.seconds,
-    )?;
+    let copy = gpu.alloc::<f32>("copy", n).wait()?;
+    let c = gpu
+        .measure(
+            tilekit::Repeat::Each,
+            || gpu.copy_on_device(&input, &copy, Width::Vec4),
+            |r| r.timing.seconds,
+        )
+        .wait()?;
     let ceiling = c.run.bytes as f64 / c.median;
     println!("{:<12} {:>12.1} GB/s", "copy (vec4)", ceiling / 1e9);
 
@@ -47,10 +50,13 @@ fn main() -> tilekit::Result<()> {
             println!("{:<12} skipped: {e}", v.name());
             continue;
         }
-        let m = gpu.measure(
-            || gpu.reduce_on_device(&input, Op::Sum, v),
-            |r| r.1.timing.seconds,
-        )?;
+        let m = gpu
+            .measure(
+                tilekit::Repeat::Each,
+                || gpu.reduce_with(&input, Op::Sum, v),
+                |r| r.1.timing.seconds,
+            )
+            .wait()?;
         let (sum, run) = &m.run;
         let ok = ((*sum as f64) - exact).abs() <= bound;
         all_ok &= ok;

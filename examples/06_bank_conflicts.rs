@@ -9,7 +9,7 @@ use tilekit::kernels::transpose::Variant;
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let (m, n) = if quick || gpu.is_cpu() {
         (1000, 700)
     } else {
@@ -21,24 +21,30 @@ fn main() -> tilekit::Result<()> {
     );
 
     let x = tilekit::random::uniform_f32(m * n, 6);
-    let (dx, dy) = (gpu.upload("x", &x)?, gpu.alloc::<f32>("xᵀ", m * n)?);
+    let (dx, dy) = (
+        gpu.upload("x", &x).wait()?,
+        gpu.alloc::<f32>("xᵀ", m * n).wait()?,
+    );
     // Each variant once on a poisoned output: element (i, j) of x is element (j, i) of xᵀ, bit
     // for bit.
     let mut verified = Vec::new();
     for v in Variant::ALL {
-        gpu.poison(&dy)?;
-        gpu.transpose_on_device(&dx, &dy, (m, n), v, None)?;
-        let y = gpu.read(&dy)?;
+        gpu.fill(&dy, tilekit::POISON).wait()?;
+        gpu.transpose_on_device(&dx, &dy, (m, n), v, None).wait()?;
+        let y = gpu.read(&dy).wait()?;
         verified
             .push((0..m).all(|i| (0..n).all(|j| y[j * m + i].to_bits() == x[i * n + j].to_bits())));
     }
     // Then all three timed side by side, in rounds: each runs once per round, so that all meet
     // the adapter at the same moments.
-    let measured = gpu.measure_side_by_side(
-        Variant::ALL.len(),
-        |i| gpu.transpose_on_device(&dx, &dy, (m, n), Variant::ALL[i], None),
-        |r| r.timing.seconds,
-    )?;
+    let measured = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            Variant::ALL.len(),
+            |i| gpu.transpose_on_device(&dx, &dy, (m, n), Variant::ALL[i], None),
+            |r| r.timing.seconds,
+        )
+        .wait()?;
     for ((v, t), ok) in Variant::ALL.iter().zip(&measured).zip(&verified) {
         println!(
             "{:<7} {:<18} {:>9.3} ms {:>9.1} GB/s  {}",

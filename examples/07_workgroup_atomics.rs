@@ -9,7 +9,7 @@ use tilekit::kernels::histogram::{pack_bytes, Values, Variant};
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let n = if quick || gpu.is_cpu() {
         1 << 20
     } else {
@@ -33,14 +33,17 @@ fn main() -> tilekit::Result<()> {
     let mut expected = [0u32; 256];
     data.iter().for_each(|&b| expected[b as usize] += 1);
     // Four bytes to a word: the kernels read 32-bit words and take the bytes apart.
-    let words = gpu.upload("bytes", &pack_bytes(&data))?;
+    let words = gpu.upload("bytes", &pack_bytes(&data)).wait()?;
     // Both variants timed side by side, in rounds: each runs once per round, so that both meet
     // the adapter at the same moments.
-    let measured = gpu.measure_side_by_side(
-        Variant::ALL.len(),
-        |i| gpu.histogram_on_device(&words, Values::U8(n), Variant::ALL[i]),
-        |r| r.1.timing.seconds,
-    )?;
+    let measured = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            Variant::ALL.len(),
+            |i| gpu.histogram_on_device(&words, Values::U8(n), Variant::ALL[i]),
+            |r| r.1.timing.seconds,
+        )
+        .wait()?;
     for (v, m) in Variant::ALL.iter().zip(&measured) {
         let ok = m.run.0 == expected;
         println!(

@@ -8,7 +8,7 @@ use tilekit::kernels::wide::Width;
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let n = if quick || gpu.is_cpu() {
         1 << 20
     } else {
@@ -23,26 +23,35 @@ fn main() -> tilekit::Result<()> {
         .map(|i| i.wrapping_mul(2_654_435_761))
         .collect();
     let expected_sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
-    let (dx, dy) = (gpu.upload("x", &x)?, gpu.alloc::<u32>("copy", n)?);
+    let (dx, dy) = (
+        gpu.upload("x", &x).wait()?,
+        gpu.alloc::<u32>("copy", n).wait()?,
+    );
     // Each copy once on a poisoned output, checked word for word.
     let mut copied = Vec::new();
     for w in Width::ALL {
-        gpu.poison(&dy)?;
-        gpu.copy_on_device(&dx, &dy, w)?;
-        copied.push(gpu.read(&dy)? == x);
+        gpu.fill(&dy, tilekit::POISON).wait()?;
+        gpu.copy_on_device(&dx, &dy, w).wait()?;
+        copied.push(gpu.read(&dy).wait()? == x);
     }
     // Then both widths timed side by side, in rounds (each runs once per round, so that both
     // meet the adapter at the same moments): the copies, then the sums.
-    let copies = gpu.measure_side_by_side(
-        Width::ALL.len(),
-        |i| gpu.copy_on_device(&dx, &dy, Width::ALL[i]),
-        |r| r.timing.seconds,
-    )?;
-    let sums = gpu.measure_side_by_side(
-        Width::ALL.len(),
-        |i| gpu.sum_on_device(&dx, Width::ALL[i]),
-        |r| r.1.timing.seconds,
-    )?;
+    let copies = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            Width::ALL.len(),
+            |i| gpu.copy_on_device(&dx, &dy, Width::ALL[i]),
+            |r| r.timing.seconds,
+        )
+        .wait()?;
+    let sums = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            Width::ALL.len(),
+            |i| gpu.sum_on_device(&dx, Width::ALL[i]),
+            |r| r.1.timing.seconds,
+        )
+        .wait()?;
     for (((w, copy), sum), &ok_copy) in Width::ALL.iter().zip(&copies).zip(&sums).zip(&copied) {
         let ok_sum = sum.run.0 == expected_sum;
         println!(

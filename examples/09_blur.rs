@@ -9,7 +9,7 @@ use tilekit::kernels::blur::{reference, verify, Variant};
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let (w, h) = if quick || gpu.is_cpu() {
         (333, 211)
     } else {
@@ -27,22 +27,26 @@ fn main() -> tilekit::Result<()> {
     let image = tilekit::random::uniform_f32(w * h, 9);
     let exact = reference(&image, w, h, radius);
     let (input, output) = (
-        gpu.upload("image", &image)?,
-        gpu.alloc::<f32>("blurred", w * h)?,
+        gpu.upload("image", &image).wait()?,
+        gpu.alloc::<f32>("blurred", w * h).wait()?,
     );
     // Each blur once on a poisoned output, checked against the f64 reference.
     for v in Variant::ALL {
-        gpu.poison(&output)?;
-        gpu.blur_on_device(&input, &output, (w, h), radius, v)?;
-        verify(&gpu.read(&output)?, &exact, radius)?;
+        gpu.fill(&output, tilekit::POISON).wait()?;
+        gpu.blur_on_device(&input, &output, (w, h), radius, v)
+            .wait()?;
+        verify(&gpu.read(&output).wait()?, &exact, radius)?;
     }
     // Then both timed side by side, in rounds: each runs once per round, so that both meet the
     // adapter at the same moments.
-    let measured = gpu.measure_side_by_side(
-        Variant::ALL.len(),
-        |i| gpu.blur_on_device(&input, &output, (w, h), radius, Variant::ALL[i]),
-        |r| r.run.timing.seconds,
-    )?;
+    let measured = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
+            Variant::ALL.len(),
+            |i| gpu.blur_on_device(&input, &output, (w, h), radius, Variant::ALL[i]),
+            |r| r.run.timing.seconds,
+        )
+        .wait()?;
     for (v, m) in Variant::ALL.iter().zip(&measured) {
         let predicted = match v {
             Variant::Naive => 1.0,

@@ -7,7 +7,7 @@
 //! `cargo run --release --example 10_carved_arrays`
 
 fn main() -> tilekit::Result<()> {
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let n = 64usize;
     println!(
         "{} ({}), N = {n} records\n",
@@ -17,7 +17,7 @@ fn main() -> tilekit::Result<()> {
     let ints: Vec<i32> = (0..n as i32).map(|i| i * -3 + 1).collect();
     let floats = tilekit::random::uniform_f32(n, 10);
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 37) as u8).collect();
-    let (out, run) = gpu.carved_reverse(&ints, &floats, &chars)?;
+    let (out, run) = gpu.carved_reverse(&ints, &floats, &chars).wait()?;
 
     let ints_ok = out.ints.iter().eq(ints.iter().rev());
     let floats_ok = out

@@ -11,7 +11,7 @@ use tilekit::kernels::matmul::{f32_bound, reference, Selection, Shape, Variant};
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     if let Err(e) = gpu.require(wgpu::Features::SHADER_F16, "f16 matmul") {
         println!("{}: {e}; nothing to run", gpu.summary.name);
         return Ok(());
@@ -30,18 +30,18 @@ fn main() -> tilekit::Result<()> {
     // f32 on the scalar units (the kernel a call gets), f16 on the scalar units, then on the
     // matrix units where the adapter has them.
     let (da, db, dc) = (
-        gpu.upload("A", &a)?,
-        gpu.upload("B", &b)?,
-        gpu.alloc::<f32>("C", n * n)?,
+        gpu.upload("A", &a).wait()?,
+        gpu.upload("B", &b).wait()?,
+        gpu.alloc::<f32>("C", n * n).wait()?,
     );
     let (ha, hb, hc) = (
-        gpu.upload("A", &a16)?,
-        gpu.upload("B", &b16)?,
-        gpu.alloc::<f16>("C", n * n)?,
+        gpu.upload("A", &a16).wait()?,
+        gpu.upload("B", &b16).wait()?,
+        gpu.alloc::<f16>("C", n * n).wait()?,
     );
     let mut f16_variants = Vec::new();
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
-        match gpu.plan_matmul(v, shape, None) {
+        match tilekit::kernels::matmul::plan(&gpu, v, shape, None) {
             Ok(_) => f16_variants.push(v),
             Err(e) => println!("f16 {:<14} not on this adapter: {e}", v.name()),
         }
@@ -55,9 +55,10 @@ fn main() -> tilekit::Result<()> {
         (vec![], vec![])
     };
     for &v in &f16_variants {
-        gpu.poison(&hc)?;
-        gpu.matmul_on_device(&ha, &hb, &hc, shape, &Selection::Variant(v))?;
-        let c = gpu.read(&hc)?;
+        gpu.fill(&hc, tilekit::POISON).wait()?;
+        gpu.matmul_on_device(&ha, &hb, &hc, shape, &Selection::Variant(v))
+            .wait()?;
+        let c = gpu.read(&hc).wait()?;
         for (i, e) in exact.iter().enumerate() {
             let bound = f32_bound(n, magnitude[i]) + e.abs() * 2f64.powi(-11) + 2f64.powi(-24);
             if (c[i].to_f32() as f64 - e).abs() > bound {
@@ -70,20 +71,21 @@ fn main() -> tilekit::Result<()> {
     // All of them timed side by side, in rounds (each runs once per round, so that all meet the
     // GPU at the same moments), each run copies of the call back to back: C is the same however
     // often it runs. Call 0 is the f32 one.
-    let measured = gpu.measure_side_by_side_back_to_back(
-        1 + f16_variants.len(),
-        |i| match i {
-            0 => gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto),
-            _ => gpu.matmul_on_device(
-                &ha,
-                &hb,
-                &hc,
-                shape,
-                &Selection::Variant(f16_variants[i - 1]),
-            ),
-        },
-        |r| r.timing.seconds,
-    )?;
+    let f16_selections: Vec<Selection> = f16_variants
+        .iter()
+        .map(|v| Selection::Variant(*v))
+        .collect();
+    let measured = gpu
+        .measure_side_by_side(
+            tilekit::Repeat::BackToBack,
+            1 + f16_variants.len(),
+            |i| match i {
+                0 => gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto),
+                _ => gpu.matmul_on_device(&ha, &hb, &hc, shape, &f16_selections[i - 1]),
+            },
+            |r| r.timing.seconds,
+        )
+        .wait()?;
     let f32_run = &measured[0];
     println!(
         "f32 {:<14} {:>9.3} ms {:>8.1} TFLOP/s",
@@ -108,13 +110,19 @@ fn main() -> tilekit::Result<()> {
             // The matrix units alone: each subgroup multiplies its grid of fragments from
             // registers, nothing loaded. What the kernel lacks of it is what feeding them costs.
             let (groups, iterations) = (528, if quick { 512 } else { 4096 });
-            let sink = gpu.alloc::<f32>("sink", gpu.matrix_ceiling_sink_len(groups)?)?;
-            let units = gpu.measure(
-                || gpu.matrix_ceiling(&sink, groups, iterations),
-                |t| t.seconds,
-            )?;
-            assert!(gpu.matrix_ceiling_verified(&sink, groups, iterations)?);
-            let rate = gpu.matrix_ceiling_flops(groups, iterations)? as f64 / units.median;
+            let sink = gpu
+                .alloc::<f32>("sink", tilekit::ceiling::matrix_sink_len(&gpu, groups)?)
+                .wait()?;
+            let units = gpu
+                .measure(
+                    tilekit::Repeat::Each,
+                    || tilekit::ceiling::matrix(&gpu, &sink, groups, iterations),
+                    |t| t.seconds,
+                )
+                .wait()?;
+            assert!(tilekit::ceiling::matrix_verified(&gpu, &sink, groups, iterations).wait()?);
+            let rate =
+                tilekit::ceiling::matrix_flops(&gpu, groups, iterations)? as f64 / units.median;
             println!(
                 "matrix units alone {:>19.1} TFLOP/s  (coop reaches {:.1}% of it)",
                 rate / 1e12,

@@ -35,8 +35,8 @@ fn main() -> tilekit::Result<()> {
     // 3. A buffer tilekit uploads, changed in place by a kernel of yours...
     let n = 1_000_003usize;
     let host: Vec<f32> = (0..n).map(|i| ((i % 1000) as f32) * 1e-3).collect();
-    let x = gpu.upload("x", &host)?;
-    let device = gpu.device();
+    let x = gpu.upload("x", &host).wait()?;
+    let device = gpu.wgpu().0;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("scale"),
         source: wgpu::ShaderSource::Wgsl(SCALE.into()),
@@ -69,12 +69,14 @@ fn main() -> tilekit::Result<()> {
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(n.div_ceil(256) as u32, 1, 1);
     }
-    gpu.queue().submit([enc.finish()]);
+    gpu.wgpu().1.submit([enc.finish()]);
 
     // 4. ...then reduced by tilekit, on the same device, without a round trip through the host.
     //    (tilekit's submissions follow yours on the same queue.)
-    let variant = gpu.default_reduce_variant();
-    let (sum, run) = gpu.reduce_on_device(&x, tilekit::kernels::reduce::Op::Sum, variant)?;
+    let variant = tilekit::kernels::reduce::default_variant(&gpu);
+    let (sum, run) = gpu
+        .reduce_with(&x, tilekit::kernels::reduce::Op::Sum, variant)
+        .wait()?;
     let exact: f64 = host.iter().map(|&v| 2.0 * v as f64 + 1.0).sum();
     println!(
         "your kernel, then tilekit's {} reduction: {sum} (f64 reference {exact:.1}), {:.3} ms",

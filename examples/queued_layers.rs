@@ -14,7 +14,7 @@ use tilekit::random::uniform_f32;
 
 fn main() -> tilekit::Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let gpu = tilekit::Gpu::new()?;
+    let gpu = tilekit::Gpu::new().wait()?;
     let (rows, width, layers) = if quick || gpu.is_cpu() {
         (16, 256, 8)
     } else {
@@ -34,26 +34,26 @@ fn main() -> tilekit::Result<()> {
         .collect();
     let w = weights
         .iter()
-        .map(|w| gpu.upload("W", w))
+        .map(|w| gpu.upload("W", w).wait())
         .collect::<tilekit::Result<Vec<_>>>()?;
     // x₀ and each layer's output in a buffer of its own, to check them all at the end.
-    let mut x = vec![gpu.upload("x0", &uniform_f32(rows * width, 1))?];
+    let mut x = vec![gpu.upload("x0", &uniform_f32(rows * width, 1)).wait()?];
     for _ in 0..layers {
-        x.push(gpu.alloc::<f32>("x", rows * width)?);
+        x.push(gpu.alloc::<f32>("x", rows * width).wait()?);
     }
     let layer = |i: usize| gpu.matmul_queue(&x[i], &w[i], &x[i + 1], shape, &Selection::Auto);
     let waited = || -> tilekit::Result<()> {
         for i in 0..layers {
-            layer(i)?;
-            gpu.synchronize()?;
+            layer(i).wait()?;
+            gpu.synchronize().wait()?;
         }
         Ok(())
     };
     let queued = || -> tilekit::Result<()> {
         for i in 0..layers {
-            layer(i)?;
+            layer(i).wait()?;
         }
-        gpu.read(&x[layers]).map(drop)
+        gpu.read(&x[layers]).wait().map(drop)
     };
     // Per layer, µs: the median of five rounds after one that compiles and plans.
     let per_layer = |forward: &dyn Fn() -> tilekit::Result<()>| -> tilekit::Result<f64> {
@@ -71,7 +71,10 @@ fn main() -> tilekit::Result<()> {
     // The first call compiles the kernel: the median of five after it.
     let mut runs = Vec::new();
     for _ in 0..6 {
-        runs.push(gpu.matmul_on_device(&x[0], &w[0], &x[1], shape, &Selection::Auto)?);
+        runs.push(
+            gpu.matmul_on_device(&x[0], &w[0], &x[1], shape, &Selection::Auto)
+                .wait()?,
+        );
     }
     runs.sort_by(|a, b| a.timing.seconds.total_cmp(&b.timing.seconds));
     let one = &runs[3];
@@ -99,9 +102,9 @@ fn main() -> tilekit::Result<()> {
     );
 
     let mut ok = true;
-    let mut input = gpu.read(&x[0])?;
+    let mut input = gpu.read(&x[0]).wait()?;
     for (i, wi) in weights.iter().enumerate() {
-        let out = gpu.read(&x[i + 1])?;
+        let out = gpu.read(&x[i + 1]).wait()?;
         let (exact, mag) = reference(&input, wi, rows, width, width);
         if let Err(e) = verify(&out, &exact, &mag, width) {
             println!("layer {i}: {e}");

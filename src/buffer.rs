@@ -24,6 +24,79 @@ pub struct DeviceBuffer<T> {
     _t: PhantomData<T>,
 }
 
+/// Data a kernel reads: a host slice, uploaded for the call, or a buffer already on the device
+/// (data used again stays there, as CUDA's device pointers do). `&[T]`, `&Vec<T>`, `&[T; N]` and
+/// `&DeviceBuffer<T>` all convert into it, so one call takes either.
+#[derive(Debug)]
+pub enum Input<'a, T> {
+    /// Host data, uploaded for the call.
+    Host(&'a [T]),
+    /// A buffer on the device.
+    Device(&'a DeviceBuffer<T>),
+}
+
+impl<T> Clone for Input<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Input<'_, T> {}
+
+impl<'a, T> From<&'a [T]> for Input<'a, T> {
+    fn from(data: &'a [T]) -> Self {
+        Input::Host(data)
+    }
+}
+
+impl<'a, T> From<&'a Vec<T>> for Input<'a, T> {
+    fn from(data: &'a Vec<T>) -> Self {
+        Input::Host(data)
+    }
+}
+
+impl<'a, T, const N: usize> From<&'a [T; N]> for Input<'a, T> {
+    fn from(data: &'a [T; N]) -> Self {
+        Input::Host(data)
+    }
+}
+
+impl<'a, T> From<&'a DeviceBuffer<T>> for Input<'a, T> {
+    fn from(buffer: &'a DeviceBuffer<T>) -> Self {
+        Input::Device(buffer)
+    }
+}
+
+/// An [`Input`] on the device: the caller's buffer, or the upload of its host data.
+pub(crate) enum Resident<'a, T> {
+    Borrowed(&'a DeviceBuffer<T>),
+    Uploaded(DeviceBuffer<T>),
+}
+
+impl<T> std::ops::Deref for Resident<'_, T> {
+    type Target = DeviceBuffer<T>;
+    fn deref(&self) -> &DeviceBuffer<T> {
+        match self {
+            Resident::Borrowed(b) => b,
+            Resident::Uploaded(b) => b,
+        }
+    }
+}
+
+impl Gpu {
+    /// `input` on the device: a device buffer as it is, host data uploaded as `what`.
+    pub(crate) async fn resident<'a, T: Pod>(
+        &self,
+        what: &str,
+        input: Input<'a, T>,
+    ) -> Result<Resident<'a, T>> {
+        Ok(match input {
+            Input::Device(b) => Resident::Borrowed(b),
+            Input::Host(data) => Resident::Uploaded(self.upload(what, data).await?),
+        })
+    }
+}
+
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeviceBuffer")
@@ -92,35 +165,10 @@ pub fn fill_shader() -> Shader {
 }
 
 impl Gpu {
-    /// Bytes for `len` elements of `T`, checked against the storage-binding and buffer limits.
-    pub fn check_buffer<T>(&self, what: &str, len: usize) -> Result<u64> {
-        if len == 0 {
-            return Err(Error::zero(format!("{what} length")));
-        }
-        let bytes = (len as u64)
-            .checked_mul(std::mem::size_of::<T>() as u64)
-            .ok_or_else(|| Error::SizeOverflow {
-                what: what.to_string(),
-                detail: format!("{len} elements"),
-            })?;
-        let l = self.limits();
-        if bytes > l.max_storage_buffer_binding_size {
-            return Err(Error::BufferTooLarge {
-                what: what.to_string(),
-                bytes,
-                limit_name: "max_storage_buffer_binding_size",
-                limit: l.max_storage_buffer_binding_size,
-            });
-        }
-        if bytes > l.max_buffer_size {
-            return Err(Error::BufferTooLarge {
-                what: what.to_string(),
-                bytes,
-                limit_name: "max_buffer_size",
-                limit: l.max_buffer_size,
-            });
-        }
-        Ok(bytes)
+    /// Bytes for `len` elements of `T`, checked against the storage-binding and buffer limits
+    /// ([`Limits::check_buffer`](crate::Limits::check_buffer)).
+    pub(crate) fn check_buffer<T>(&self, what: &str, len: usize) -> Result<u64> {
+        self.limits().check_buffer::<T>(what, len)
     }
 
     fn usage() -> wgpu::BufferUsages {
@@ -173,133 +221,135 @@ impl Gpu {
     /// A storage buffer of `len` elements for a kernel's output: poisoned with [`POISON`] when
     /// the [`Gpu`] poisons outputs ([`crate::GpuOptions::poison_outputs`]), else with whatever
     /// a pooled buffer last held (every kernel writes all of its output).
-    pub async fn alloc_async<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        let b = self.alloc_uninit::<T>(what, len).await?;
-        if self.poison_outputs {
-            self.poison_async(&b).await?;
-        }
-        Ok(b)
-    }
-
-    /// Blocking [`Gpu::alloc_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn alloc<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        crate::gpu::block_on(self.alloc_async(what, len))
+    pub fn alloc<'a, T: Pod>(
+        &'a self,
+        what: &'a str,
+        len: usize,
+    ) -> crate::Call<'a, DeviceBuffer<T>> {
+        crate::Call::new(async move {
+            let b = self.alloc_uninit::<T>(what, len).await?;
+            if self.poison_outputs {
+                self.fill(&b, crate::POISON).await?;
+            }
+            Ok(b)
+        })
     }
 
     /// A buffer of `len` elements all zero (accumulators).
-    pub async fn zeros_async<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        let b = self.alloc_uninit::<T>(what, len).await?;
-        self.scoped("clearing a buffer", || {
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(&b.buffer, 0, None);
-            self.submit_one(enc.finish());
+    pub(crate) fn zeros<'a, T: Pod>(
+        &'a self,
+        what: &'a str,
+        len: usize,
+    ) -> crate::Call<'a, DeviceBuffer<T>> {
+        crate::Call::new(async move {
+            let b = self.alloc_uninit::<T>(what, len).await?;
+            self.scoped("clearing a buffer", || {
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                enc.clear_buffer(&b.buffer, 0, None);
+                self.submit_one(enc.finish());
+            })
+            .await?;
+            Ok(b)
         })
-        .await?;
-        Ok(b)
-    }
-
-    /// Blocking [`Gpu::zeros_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn zeros<T: Pod>(&self, what: &str, len: usize) -> Result<DeviceBuffer<T>> {
-        crate::gpu::block_on(self.zeros_async(what, len))
-    }
-
-    /// Blocking [`Gpu::upload_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn upload<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
-        crate::gpu::block_on(self.upload_async(what, data))
     }
 
     /// Upload a slice into a storage buffer (pooled when one of that size is free). From
     /// [`crate::transfer::CHUNKED_UPLOAD`] bytes it goes in chunks through the staging buffers
     /// the `Gpu` keeps, and returns once the GPU has copied it; smaller uploads are queued
     /// (`queue.write_buffer`) and copied before the next submission runs.
-    pub async fn upload_async<T: Pod>(&self, what: &str, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let bytes = self.check_buffer::<T>(what, data.len())?;
-        let padded = self.padded(bytes);
-        // wgpu copies whole 4-byte words (COPY_BUFFER_ALIGNMENT): an odd count of f16 or u8
-        // elements is written with zeros after it.
-        let aligned: Vec<u8>;
-        let contents: &[u8] = if bytes % wgpu::COPY_BUFFER_ALIGNMENT == 0 {
-            bytemuck::cast_slice(data)
-        } else {
-            let mut v = bytemuck::cast_slice::<T, u8>(data).to_vec();
-            v.resize(
-                bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) as usize,
-                0,
-            );
-            aligned = v;
-            &aligned
-        };
-        if crate::transfer::upload_in_chunks(contents.len() as u64) {
-            // Through the staging ring (crate::transfer), into a pooled buffer or a new one.
-            let buf = self.alloc_uninit::<T>(what, data.len()).await?;
-            self.write_in_chunks(&format!("uploading {what}"), &buf.buffer, contents)
-                .await?;
-            return Ok(buf);
-        }
-        if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
-            self.scoped(&format!("uploading {what}"), || {
-                self.write_buffer(&b, contents);
-            })
-            .await?;
-            return Ok(self.wrap(id, b, data.len()));
-        }
-        let buffer = self
-            .scoped(&format!("uploading {what}"), || {
-                if padded == contents.len() as u64 {
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(what),
-                            contents,
-                            usage: Self::usage(),
-                        })
-                } else {
-                    let b = self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(what),
-                        size: padded,
-                        usage: Self::usage(),
-                        mapped_at_creation: false,
-                    });
+    pub fn upload<'a, T: Pod>(
+        &'a self,
+        what: &'a str,
+        data: &'a [T],
+    ) -> crate::Call<'a, DeviceBuffer<T>> {
+        crate::Call::new(async move {
+            let bytes = self.check_buffer::<T>(what, data.len())?;
+            let padded = self.padded(bytes);
+            // wgpu copies whole 4-byte words (COPY_BUFFER_ALIGNMENT): an odd count of f16 or u8
+            // elements is written with zeros after it.
+            let aligned: Vec<u8>;
+            let contents: &[u8] = if bytes % wgpu::COPY_BUFFER_ALIGNMENT == 0 {
+                bytemuck::cast_slice(data)
+            } else {
+                let mut v = bytemuck::cast_slice::<T, u8>(data).to_vec();
+                v.resize(
+                    bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) as usize,
+                    0,
+                );
+                aligned = v;
+                &aligned
+            };
+            if crate::transfer::upload_in_chunks(contents.len() as u64) {
+                // Through the staging ring (crate::transfer), into a pooled buffer or a new one.
+                let buf = self.alloc_uninit::<T>(what, data.len()).await?;
+                self.write_in_chunks(&format!("uploading {what}"), &buf.buffer, contents)
+                    .await?;
+                return Ok(buf);
+            }
+            if let Some((id, b)) = self.pools.inner.take(padded, Self::usage()) {
+                self.scoped(&format!("uploading {what}"), || {
                     self.write_buffer(&b, contents);
-                    b
-                }
-            })
-            .await?;
-        Ok(self.wrap(next_id(), buffer, data.len()))
+                })
+                .await?;
+                return Ok(self.wrap(id, b, data.len()));
+            }
+            let buffer = self
+                .scoped(&format!("uploading {what}"), || {
+                    if padded == contents.len() as u64 {
+                        self.device
+                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                                label: Some(what),
+                                contents,
+                                usage: Self::usage(),
+                            })
+                    } else {
+                        let b = self.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some(what),
+                            size: padded,
+                            usage: Self::usage(),
+                            mapped_at_creation: false,
+                        });
+                        self.write_buffer(&b, contents);
+                        b
+                    }
+                })
+                .await?;
+            Ok(self.wrap(next_id(), buffer, data.len()))
+        })
     }
 
     /// Read a buffer back to the host: one copy into a pooled staging buffer, one submission,
     /// one wait (with the GPU timeout).
-    pub async fn read_async<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        Ok(self
-            .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes(), false)
-            .await?
-            .1)
+    pub fn read<'a, T: Pod>(&'a self, buf: &'a DeviceBuffer<T>) -> crate::Call<'a, Vec<T>> {
+        crate::Call::new(async move {
+            Ok(self
+                .execute_and_read_as::<T>(&[], buf.raw(), buf.bytes(), false)
+                .await?
+                .1)
+        })
     }
 
-    /// Blocking [`Gpu::read_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn read<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        crate::gpu::block_on(self.read_async(buf))
-    }
-
-    /// Overwrite every word of `buf` with [`POISON`], so that an element a kernel fails to write
-    /// is caught by the comparison with the CPU reference.
-    pub async fn poison_async<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<()> {
-        let words = u32::try_from(buf.buffer.size() / 4).map_err(|_| Error::SizeOverflow {
-            what: "poisoned buffer".into(),
-            detail: format!("{} bytes", buf.buffer.size()),
-        })?;
-        self.fill_words(buf.bind(), words, POISON, "fill").await?;
-        Ok(())
-    }
-
-    /// Blocking [`Gpu::poison_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn poison<T: Pod>(&self, buf: &DeviceBuffer<T>) -> Result<()> {
-        crate::gpu::block_on(self.poison_async(buf))
+    /// Set every 4-byte word of `buf` to `word`: 0 clears it (an accumulator), [`POISON`]
+    /// poisons it, so that an element a kernel fails to write is caught by the comparison with
+    /// the CPU reference.
+    pub fn fill<'a, T: Pod>(&'a self, buf: &'a DeviceBuffer<T>, word: u32) -> crate::Call<'a, ()> {
+        crate::Call::new(async move {
+            if word == 0 {
+                return self
+                    .scoped("clearing a buffer", || {
+                        let mut enc = self.device.create_command_encoder(&Default::default());
+                        enc.clear_buffer(&buf.buffer, 0, None);
+                        self.submit_one(enc.finish());
+                    })
+                    .await;
+            }
+            let words = u32::try_from(buf.buffer.size() / 4).map_err(|_| Error::SizeOverflow {
+                what: "filled buffer".into(),
+                detail: format!("{} bytes", buf.buffer.size()),
+            })?;
+            self.fill_words(buf.bind(), words, word, "fill").await?;
+            Ok(())
+        })
     }
 
     /// Write `value` (entry `fill`) or `value + i` (entry `iota`) into the first `words` words of

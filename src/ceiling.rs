@@ -8,7 +8,7 @@
 
 use crate::launch::Timing;
 use crate::pipeline::Shader;
-use crate::{DeviceBuffer, Gpu, Result};
+use crate::{DeviceBuffer, Gpu};
 
 const CEILING: Shader = Shader::file("ceiling", include_str!("../shaders/ceiling.wgsl"));
 const WG: u32 = 256;
@@ -59,71 +59,106 @@ impl Gpu {
     /// Run `groups` workgroups of 256 invocations, each doing `iterations` steps of eight FMA
     /// chains, writing one float per invocation into `sink` (`groups × 256` long, so that the
     /// work cannot be dropped). FLOPs: `groups × 256 × iterations × 16`.
-    pub async fn fma_ceiling_async(
-        &self,
-        sink: &DeviceBuffer<f32>,
+    pub(crate) fn fma_ceiling<'a>(
+        &'a self,
+        sink: &'a DeviceBuffer<f32>,
         groups: u32,
         iterations: u32,
-    ) -> Result<Timing> {
-        if sink.len() < groups as usize * WG as usize {
-            return Err(crate::Error::mismatch(
-                "FMA ceiling sink length",
-                groups as usize * WG as usize,
-                sink.len(),
-            ));
-        }
-        let params = self.uniform(&[iterations, groups, MUL.to_bits(), 0]);
-        self.launch(
-            &CEILING,
-            "fma_chains",
-            &[("WG".into(), WG as f64)],
-            &[(0, sink.bind()), (1, params.bind())],
-            groups as u64,
-        )
-        .await
+    ) -> crate::Call<'a, Timing> {
+        crate::Call::new(async move {
+            if sink.len() < groups as usize * WG as usize {
+                return Err(crate::Error::mismatch(
+                    "FMA ceiling sink length",
+                    groups as usize * WG as usize,
+                    sink.len(),
+                ));
+            }
+            let params = self.uniform(&[iterations, groups, MUL.to_bits(), 0]);
+            self.launch(
+                &CEILING,
+                "fma_chains",
+                &[("WG".into(), WG as f64)],
+                &[(0, sink.bind()), (1, params.bind())],
+                groups as u64,
+            )
+            .await
+        })
     }
 
-    /// Whether every invocation's sum in `sink` after a [`Gpu::fma_ceiling_async`] run of
+    /// Whether every invocation's sum in `sink` after a [`Gpu::fma_ceiling`] run of
     /// `groups` workgroups and `iterations` steps is its eight chains' (computed here in f64),
     /// within 10⁻³ of it: the GPU rounds each step in f32 and may fuse the multiply-add or not,
     /// but work left out or values gone wrong show.
-    pub async fn fma_ceiling_verified_async(
-        &self,
-        sink: &DeviceBuffer<f32>,
+    pub(crate) fn fma_ceiling_verified<'a>(
+        &'a self,
+        sink: &'a DeviceBuffer<f32>,
         groups: u32,
         iterations: u32,
-    ) -> Result<bool> {
-        let want = fma_ceiling_expected(iterations);
-        let got = self.read_async(sink).await?;
-        Ok(every_block_is(
-            &got,
-            groups as usize * WG as usize,
-            &want,
-            1e-3,
-        ))
+    ) -> crate::Call<'a, bool> {
+        crate::Call::new(async move {
+            let want = fma_ceiling_expected(iterations);
+            let got = self.read(sink).await?;
+            Ok(every_block_is(
+                &got,
+                groups as usize * WG as usize,
+                &want,
+                1e-3,
+            ))
+        })
     }
+}
 
-    /// Blocking [`Gpu::fma_ceiling_verified_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn fma_ceiling_verified(
-        &self,
-        sink: &DeviceBuffer<f32>,
-        groups: u32,
-        iterations: u32,
-    ) -> Result<bool> {
-        crate::gpu::block_on(self.fma_ceiling_verified_async(sink, groups, iterations))
-    }
+/// The FMA ceiling: `groups` workgroups running `iterations` of eight independent FMA chains per
+/// invocation, their sums written to `sink` (so that no work is dropped). Its figure is the
+/// arithmetic ceiling every compute-bound kernel is read against.
+pub fn fma<'a>(
+    gpu: &'a Gpu,
+    sink: &'a DeviceBuffer<f32>,
+    groups: u32,
+    iterations: u32,
+) -> crate::Call<'a, Timing> {
+    gpu.fma_ceiling(sink, groups, iterations)
+}
 
-    /// Blocking [`Gpu::fma_ceiling_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn fma_ceiling(
-        &self,
-        sink: &DeviceBuffer<f32>,
-        groups: u32,
-        iterations: u32,
-    ) -> Result<Timing> {
-        crate::gpu::block_on(self.fma_ceiling_async(sink, groups, iterations))
-    }
+/// Whether the FMA ceiling's kernel computes what it should, checked on the CPU.
+pub fn fma_verified<'a>(
+    gpu: &'a Gpu,
+    sink: &'a DeviceBuffer<f32>,
+    groups: u32,
+    iterations: u32,
+) -> crate::Call<'a, bool> {
+    gpu.fma_ceiling_verified(sink, groups, iterations)
+}
+
+/// The matrix units' ceiling (where the adapter has cooperative matrices): each subgroup
+/// multiplies its grid of 16×16×16 fragments from registers, nothing loaded.
+pub fn matrix<'a>(
+    gpu: &'a Gpu,
+    sink: &'a DeviceBuffer<f32>,
+    groups: u32,
+    iterations: u32,
+) -> crate::Call<'a, Timing> {
+    gpu.matrix_ceiling(sink, groups, iterations)
+}
+
+/// Whether the matrix units' ceiling computes what it should, checked on the CPU.
+pub fn matrix_verified<'a>(
+    gpu: &'a Gpu,
+    sink: &'a DeviceBuffer<f32>,
+    groups: u32,
+    iterations: u32,
+) -> crate::Call<'a, bool> {
+    gpu.matrix_ceiling_verified(sink, groups, iterations)
+}
+
+/// The length of the sink [`matrix`] writes for `groups` workgroups.
+pub fn matrix_sink_len(gpu: &Gpu, groups: u32) -> crate::Result<usize> {
+    gpu.matrix_ceiling_sink_len(groups)
+}
+
+/// The floating-point operations [`matrix`] does for `groups` workgroups and `iterations`.
+pub fn matrix_flops(gpu: &Gpu, groups: u32, iterations: u32) -> crate::Result<u64> {
+    gpu.matrix_ceiling_flops(groups, iterations)
 }
 
 #[cfg(test)]

@@ -124,8 +124,8 @@ impl Gpu {
         Ok(pipeline)
     }
 
-    /// Pipelines built so far (for tests of the cache).
-    pub fn cached_pipelines(&self) -> usize {
+    /// Pipelines built so far.
+    pub(crate) fn cached_pipelines(&self) -> usize {
         self.pipelines.len()
     }
 }
@@ -136,41 +136,27 @@ impl Gpu {
     /// them from `shader` instead, with the library's own host code, bindings and constants.
     /// This is how `tilekit exercise check` runs a learner's file; other threads are not
     /// affected (in a browser, where every task shares the one thread, run nothing else
-    /// meanwhile). `shader` needs a name of its own (pipelines are cached by name).
-    pub async fn with_substitute_async<F: std::future::Future>(
-        &self,
-        module: &str,
+    /// meanwhile). `shader` needs a name of its own (pipelines are cached by name). Returns `f`'s
+    /// output and, for a shader whose loops are bounded and flag their cap ([`Shader`]`::watched`,
+    /// made by the course's `exercise::bound_loops`), whether a loop reached its cap (a loop that
+    /// would not end); `false` for any other shader.
+    pub fn substitute<'a, F: std::future::Future + 'a>(
+        &'a self,
+        module: &'a str,
         shader: Shader,
         f: F,
-    ) -> F::Output {
-        let _restore = crate::pipeline::substitute(module, shader);
-        f.await
-    }
-
-    /// [`Gpu::with_substitute_async`] for a `shader` whose loops are bounded and flag their cap
-    /// ([`Shader::watched`], made by `tilekit::exercise::bound_loops`): the flag is bound to
-    /// every pipeline built from it, and read after `f`. Returns `f`'s output and whether a loop
-    /// reached its cap (a loop that would not end).
-    pub async fn with_watched_substitute_async<F: std::future::Future>(
-        &self,
-        module: &str,
-        shader: Shader,
-        f: F,
-    ) -> Result<(F::Output, bool)> {
-        let flag = self.zeros_async::<u32>("loop-cap flag", 4).await?;
-        let out = {
-            let _watch = crate::pipeline::watch(flag.raw().clone());
-            let _restore = crate::pipeline::substitute(module, shader);
-            f.await
-        };
-        let capped = self.read_async(&flag).await?[0] != 0;
-        Ok((out, capped))
-    }
-
-    /// [`Gpu::with_substitute_async`] around a blocking `f`.
-    pub fn with_substitute<R>(&self, module: &str, shader: Shader, f: impl FnOnce() -> R) -> R {
-        let _restore = crate::pipeline::substitute(module, shader);
-        f()
+    ) -> crate::Call<'a, (F::Output, bool)> {
+        crate::Call::new(async move {
+            // The flag is bound to every pipeline built from a watched shader, and read after `f`.
+            let flag = self.zeros::<u32>("loop-cap flag", 4).await?;
+            let out = {
+                let _watch = crate::pipeline::watch(flag.raw().clone());
+                let _restore = crate::pipeline::substitute(module, shader);
+                f.await
+            };
+            let capped = self.read(&flag).await?[0] != 0;
+            Ok((out, capped))
+        })
     }
 }
 
@@ -184,7 +170,7 @@ mod tests {
     /// an adapter (lavapipe in CI).
     #[test]
     fn threads_that_build_one_pipeline_together_get_the_same_one() {
-        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let gpu = Gpu::new().wait().expect("an adapter (lavapipe in CI)");
         let shader = Shader::file(
             "checks/pipeline_race",
             include_str!("../shaders/checks/pipeline_race.wgsl"),

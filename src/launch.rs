@@ -28,6 +28,13 @@ pub enum Clock {
     WallClock,
 }
 
+impl Clock {
+    /// The clock that times runs on `gpu`: its timestamps where it has them, else the wall clock.
+    pub fn of(gpu: &Gpu) -> Clock {
+        gpu.clock()
+    }
+}
+
 impl std::fmt::Display for Clock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -48,7 +55,7 @@ pub struct Timing {
 
 thread_local! {
     /// Copies of its steps that each timed submission on this thread encodes back to back
-    /// ([`Gpu::measure_back_to_back_async`]); 1 outside it.
+    /// ([`crate::measure::Repeat::BackToBack`]); 1 outside it.
     static COPIES: std::cell::Cell<u32> = const { std::cell::Cell::new(1) };
 }
 
@@ -204,8 +211,8 @@ impl Gpu {
         self.execute(&[step]).await
     }
 
-    /// Whether runs are timed with GPU timestamps.
-    pub fn clock(&self) -> Clock {
+    /// Whether runs are timed with GPU timestamps ([`Clock::of`]).
+    pub(crate) fn clock(&self) -> Clock {
         if self.has(wgpu::Features::TIMESTAMP_QUERY) {
             Clock::GpuTimestamp
         } else {
@@ -290,7 +297,7 @@ impl Gpu {
         let timer = (timed && self.clock() == Clock::GpuTimestamp && !steps.is_empty())
             .then(|| self.timer());
         // Copies of the steps back to back, in a timed submission only (their span over the
-        // copies is the run's time; see Gpu::measure_back_to_back_async).
+        // copies is the run's time; see Repeat::BackToBack).
         let n_copies = if timer.is_some() {
             COPIES.with(|c| c.get())
         } else {
@@ -410,9 +417,13 @@ impl Gpu {
 }
 
 impl Gpu {
-    /// How full the pools are now (each is bounded: see [`crate::pool`]).
-    pub fn pool_stats(&self) -> crate::pool::PoolStats {
-        self.pools.inner.stats()
+    /// How full the pools and the pipeline cache are now (each pool is bounded: see
+    /// [`crate::pool`]).
+    pub fn stats(&self) -> crate::pool::PoolStats {
+        crate::pool::PoolStats {
+            pipelines: self.cached_pipelines(),
+            ..self.pools.inner.stats()
+        }
     }
 
     /// A uniform block holding `value` (kernel parameters), shared with every call that passes

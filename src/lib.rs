@@ -7,25 +7,28 @@
 //!
 //! ```no_run
 //! # fn main() -> tilekit::Result<()> {
-//! let gpu = tilekit::Gpu::new()?;                      // best adapter, its own limits
+//! use tilekit::kernels::{matmul::Selection, reduce::Op};
+//! let gpu = tilekit::Gpu::new().wait()?;              // best adapter, its own limits
 //! let (m, k, n) = (300, 200, 100);
 //! let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
 //! let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
-//! let c = gpu.matmul(&a, &b, m, k, n)?;               // the kernel chosen for this shape
+//! let (c, run) = gpu.matmul(&a, &b, (m, k, n), &Selection::Auto).wait()?; // chosen for this shape
 //! assert_eq!(c.len(), m * n);
-//! let s = gpu.reduce(&a, tilekit::kernels::reduce::Op::Sum)?;
-//! println!("sum = {s}, adapter = {}", gpu.summary.name);
+//! let s = gpu.reduce(&a, Op::Sum).wait()?;
+//! println!("sum = {s}, {} on {}", run.variant, gpu.summary.name);
 //! # Ok(()) }
 //! ```
 //!
-//! With `default-features = false` the library builds without the command line's dependencies
-//! (clap, indicatif, plotters, rand): the kernels, the planner and [`Gpu`] only.
+//! Every operation that waits for the GPU returns a [`Call`]: `.wait()` blocks, `.await` runs it
+//! in async code. The lessons, the exercises and the command line are the crates
+//! `tilekit-course` and `tilekit-cli`, built on this one's public API.
 
 #![warn(missing_docs)]
 
 // The library: what a program calls.
 mod buffer;
-mod ceiling;
+mod call;
+pub mod ceiling;
 mod compile;
 mod convert;
 mod dispatch;
@@ -35,7 +38,7 @@ pub mod gpu;
 pub mod kernels;
 mod launch;
 pub mod limits;
-mod measure;
+pub mod measure;
 mod pipeline;
 pub mod plan;
 pub mod pool;
@@ -44,13 +47,15 @@ pub mod random;
 pub mod shaders;
 pub mod transfer;
 
-pub use buffer::{DeviceBuffer, POISON};
+pub use buffer::{DeviceBuffer, Input, POISON};
+pub use call::Call;
+pub use convert::ConvertTo;
 pub use dispatch::Dispatch;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuOptions};
 pub use launch::{Clock, Timing};
 pub use limits::{DeviceProfile, Limits};
-pub use measure::{Measured, Speed, SIDE_BY_SIDE_SECONDS, STEADY_RUNS};
+pub use measure::{Measured, Repeat, Speed, SIDE_BY_SIDE_SECONDS, STEADY_RUNS};
 pub use pipeline::Shader;
 pub use plan::{Plan, Planner, Tiling};
 

@@ -64,6 +64,38 @@ pub const PRESETS: [(&str, &str); 6] = [
 ];
 
 impl Limits {
+    /// Bytes for `len` elements of `T`, checked against the storage-binding and buffer limits
+    /// before anything is allocated: a typed error names `what`, the bytes and the limit.
+    pub fn check_buffer<T>(&self, what: &str, len: usize) -> crate::Result<u64> {
+        if len == 0 {
+            return Err(crate::Error::zero(format!("{what} length")));
+        }
+        let bytes = (len as u64)
+            .checked_mul(std::mem::size_of::<T>() as u64)
+            .ok_or_else(|| crate::Error::SizeOverflow {
+                what: what.to_string(),
+                detail: format!("{len} elements"),
+            })?;
+        let l = self;
+        if bytes > l.max_storage_buffer_binding_size {
+            return Err(crate::Error::BufferTooLarge {
+                what: what.to_string(),
+                bytes,
+                limit_name: "max_storage_buffer_binding_size",
+                limit: l.max_storage_buffer_binding_size,
+            });
+        }
+        if bytes > l.max_buffer_size {
+            return Err(crate::Error::BufferTooLarge {
+                what: what.to_string(),
+                bytes,
+                limit_name: "max_buffer_size",
+                limit: l.max_buffer_size,
+            });
+        }
+        Ok(bytes)
+    }
+
     /// WebGPU's baseline limits: what every adapter must offer (16 KiB, 256 invocations).
     pub fn webgpu_default() -> Limits {
         Limits::from_wgpu(&wgpu::Limits::default(), [0, 0])

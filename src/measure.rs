@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use web_time::Instant;
 
 /// Timed calls per [`Gpu::measure`] after the warm-up; the fewest rounds of a side-by-side
-/// measurement ([`Gpu::measure_side_by_side_async`]).
+/// measurement ([`Gpu::measure_side_by_side`]).
 pub const STEADY_RUNS: usize = 5;
 
 /// Seconds over which the rounds of a side-by-side measurement spread, as far as 256 rounds
@@ -28,7 +28,7 @@ pub(crate) const IDLE_SECONDS: f64 = 0.2;
 const IDLE_WARM_UP_SECONDS: f64 = 1.0;
 
 /// How long each timed submission of a call measured back to back keeps the GPU busy
-/// ([`Gpu::measure_back_to_back_async`]).
+/// ([`Repeat::BackToBack`]).
 const BUSY_SECONDS: f64 = 1e-3;
 
 /// The most copies of a call one timed submission holds.
@@ -58,7 +58,7 @@ pub struct Measured<R> {
     pub max: f64,
     /// Every timed run's seconds, in the order they ran.
     pub times: Vec<f64>,
-    /// The side-by-side measurement ([`Gpu::measure_side_by_side_async`]) it was one of: its
+    /// The side-by-side measurement ([`Gpu::measure_side_by_side`]) it was one of: its
     /// runs pair, round by round, with those of every other call of the same batch.
     batch: Option<u64>,
     /// Measured on a CPU adapter ([`Speed::OnCpu`]).
@@ -219,6 +219,43 @@ impl Speed {
     }
 }
 
+/// How a measured call is repeated in each timed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    /// One call per timed run: for work whose result changes as it repeats (a histogram adds
+    /// into its bins).
+    Each,
+    /// For work that leaves the same result however often it runs (a matmul overwrites C):
+    /// after the first call, each timed submission holds copies of the call's steps back to
+    /// back, enough to keep the GPU busy for about a millisecond (at most 64), and a run's time
+    /// is their span over the copies. One launch at a time, a short kernel leaves the GPU idle
+    /// between calls and the driver may lower its clock while it is timed (BENCHMARKS.md, "Warm
+    /// up by time"); CUDA-event timing, as PyTorch's, is of back-to-back launches too. On a CPU
+    /// adapter, and without GPU timestamps, one copy.
+    BackToBack,
+}
+
+/// Seconds of back-to-back work before a measurement on `gpu` counts, decided before it starts
+/// (what [`Gpu::measure`] warms up for): for a harness of its own, such as the bench's.
+pub fn warm_up_seconds(gpu: &Gpu) -> f64 {
+    gpu.warm_up_seconds()
+}
+
+/// The copies a [`Repeat::BackToBack`] measurement holds in each timed submission after a first
+/// call that ran `seconds`.
+pub fn copies_after(gpu: &Gpu, seconds: f64) -> u32 {
+    gpu.copies_after(seconds)
+}
+
+/// Run `f` with every timed submission it makes on this thread holding `n` copies of its
+/// launches back to back, each run's time their span over the copies: for a harness of its own
+/// that times work which leaves the same result however often it runs, as
+/// [`Repeat::BackToBack`] does. Work whose results accumulate (a histogram) would count `n`
+/// times.
+pub fn with_copies<R>(gpu: &Gpu, n: u32, f: impl FnOnce() -> R) -> R {
+    gpu.with_copies(n, f)
+}
+
 impl Gpu {
     /// Seconds of back-to-back work before a measurement counts, decided before it starts. GPUs
     /// lower their clocks when idle and raise them only after a stretch of sustained work, and a
@@ -226,7 +263,7 @@ impl Gpu {
     /// after an idle stretch (over 0.2 s since the GPU last finished work, or none yet), 0.25 s
     /// when it has just been busy (the tuner's trials, one bench case after another). Zero on CPU
     /// adapters.
-    pub fn warm_up_seconds(&self) -> f64 {
+    pub(crate) fn warm_up_seconds(&self) -> f64 {
         if self.is_cpu() {
             return 0.0;
         }
@@ -263,34 +300,19 @@ impl Gpu {
     /// warm-up. Counted from before it, a compile longer than the warm-up left none, and the
     /// runs were timed at whatever clock the idle GPU had fallen to, and a tune could record a
     /// slower tile as the winner (BENCHMARKS.md, "Warm up by time").
-    pub async fn measure_async<R>(
-        &self,
-        f: impl AsyncFnMut() -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Measured<R>> {
-        self.measure_copies(f, seconds, false).await
+    pub fn measure<'a, R: 'a>(
+        &'a self,
+        repeat: Repeat,
+        f: impl AsyncFnMut() -> Result<R> + 'a,
+        seconds: impl Fn(&R) -> f64 + 'a,
+    ) -> crate::Call<'a, Measured<R>> {
+        crate::Call::new(async move { self.measure_copies(f, seconds, repeat).await })
     }
 
-    /// [`Gpu::measure_async`] for a call whose work leaves the same result however often it
-    /// runs (a matmul overwrites C): after the first call, each timed submission holds copies of
-    /// the call's steps back to back, enough to keep the GPU busy for about a millisecond (at
-    /// most 64), and a run's time is their span over the copies. One launch at a time, a short
-    /// kernel leaves the GPU idle between calls and the driver may lower its clock while it is
-    /// timed (BENCHMARKS.md, "Warm up by time"). CUDA-event timing, as
-    /// PyTorch's, is of back-to-back launches too. On a CPU adapter, and without GPU timestamps,
-    /// one copy.
-    pub async fn measure_back_to_back_async<R>(
-        &self,
-        f: impl AsyncFnMut() -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Measured<R>> {
-        self.measure_copies(f, seconds, true).await
-    }
-
-    /// The copies a back-to-back measurement ([`Gpu::measure_back_to_back_async`]) holds in
+    /// The copies a back-to-back measurement ([`Repeat::BackToBack`]) holds in
     /// each timed submission after a first call that ran `seconds`: enough for about a
     /// millisecond, at most 64; 1 on a CPU adapter or without GPU timestamps.
-    pub fn copies_after(&self, seconds: f64) -> u32 {
+    pub(crate) fn copies_after(&self, seconds: f64) -> u32 {
         if self.is_cpu() || self.clock() != Clock::GpuTimestamp {
             1
         } else {
@@ -301,9 +323,9 @@ impl Gpu {
     /// Run `f` with every timed submission it makes on this thread holding `n` copies of its
     /// launches back to back, each run's time their span over the copies: for a harness of its
     /// own that times work which leaves the same result however often it runs (a matmul), as
-    /// [`Gpu::measure_back_to_back_async`] does. Work whose results accumulate (a histogram)
+    /// [`Repeat::BackToBack`] does. Work whose results accumulate (a histogram)
     /// would count `n` times.
-    pub fn with_copies<R>(&self, n: u32, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn with_copies<R>(&self, n: u32, f: impl FnOnce() -> R) -> R {
         let _copies = copies(n);
         f()
     }
@@ -316,48 +338,38 @@ impl Gpu {
     /// round by round ([`Measured::against`] compares them with [`Speed::paired`]): two calls
     /// timed one after the other are two moments of an adapter whose speed may drift between
     /// them, a CPU's above all; within a round they share one.
-    pub async fn measure_side_by_side_async<R>(
-        &self,
+    pub fn measure_side_by_side<'a, R: 'a>(
+        &'a self,
+        repeat: Repeat,
         calls: usize,
-        f: impl AsyncFnMut(usize) -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Vec<Measured<R>>> {
-        self.measure_rounds(calls, f, seconds, false).await
-    }
-
-    /// [`Gpu::measure_side_by_side_async`] for calls whose work leaves the same result however
-    /// often it runs, each timed submission holding copies of the call back to back as in
-    /// [`Gpu::measure_back_to_back_async`] (how many for each call from its first run).
-    pub async fn measure_side_by_side_back_to_back_async<R>(
-        &self,
-        calls: usize,
-        f: impl AsyncFnMut(usize) -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Vec<Measured<R>>> {
-        self.measure_rounds(calls, f, seconds, true).await
+        f: impl AsyncFnMut(usize) -> Result<R> + 'a,
+        seconds: impl Fn(&R) -> f64 + 'a,
+    ) -> crate::Call<'a, Vec<Measured<R>>> {
+        crate::Call::new(async move { self.measure_rounds(calls, f, seconds, repeat).await })
     }
 
     async fn measure_copies<R>(
         &self,
         mut f: impl AsyncFnMut() -> Result<R>,
         seconds: impl Fn(&R) -> f64,
-        back_to_back: bool,
+        repeat: Repeat,
     ) -> Result<Measured<R>> {
         let mut one = self
-            .measure_rounds(1, async |_| f().await, seconds, back_to_back)
+            .measure_rounds(1, async |_| f().await, seconds, repeat)
             .await?;
         Ok(one.remove(0))
     }
 
-    /// The warm-up and the timed rounds of [`Gpu::measure_side_by_side_async`] (one call:
-    /// [`Gpu::measure_async`]).
+    /// The warm-up and the timed rounds of [`Gpu::measure_side_by_side`] (one call:
+    /// [`Gpu::measure`]).
     async fn measure_rounds<R>(
         &self,
         calls: usize,
         mut f: impl AsyncFnMut(usize) -> Result<R>,
         seconds: impl Fn(&R) -> f64,
-        back_to_back: bool,
+        repeat: Repeat,
     ) -> Result<Vec<Measured<R>>> {
+        let back_to_back = repeat == Repeat::BackToBack;
         let before = self.warm_up_seconds();
         let first = Instant::now();
         let mut copies_of = Vec::with_capacity(calls);
@@ -404,42 +416,6 @@ impl Gpu {
             .into_iter()
             .map(|runs| Measured::of(runs, batch, cpu))
             .collect())
-    }
-
-    /// Blocking [`Gpu::measure_side_by_side_async`], for a blocking `f`.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn measure_side_by_side<R>(
-        &self,
-        calls: usize,
-        mut f: impl FnMut(usize) -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Vec<Measured<R>>> {
-        crate::gpu::block_on(self.measure_side_by_side_async(calls, async |i| f(i), seconds))
-    }
-
-    /// Blocking [`Gpu::measure_side_by_side_back_to_back_async`], for a blocking `f`.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn measure_side_by_side_back_to_back<R>(
-        &self,
-        calls: usize,
-        mut f: impl FnMut(usize) -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Vec<Measured<R>>> {
-        crate::gpu::block_on(self.measure_side_by_side_back_to_back_async(
-            calls,
-            async |i| f(i),
-            seconds,
-        ))
-    }
-
-    /// Blocking [`Gpu::measure_async`], for a blocking `f`.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn measure<R>(
-        &self,
-        mut f: impl FnMut() -> Result<R>,
-        seconds: impl Fn(&R) -> f64,
-    ) -> Result<Measured<R>> {
-        crate::gpu::block_on(self.measure_async(async || f(), seconds))
     }
 }
 

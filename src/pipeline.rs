@@ -19,7 +19,7 @@ pub struct Shader {
     /// nobody has proven: `tilekit exercise check`).
     pub checked: bool,
     /// Its loops are bounded and flag the cap (`exercise::bound_loops`): every entry point binds
-    /// `@group(1) @binding(0)`, the flag that [`crate::Gpu::with_watched_substitute_async`]
+    /// `@group(1) @binding(0)`, the flag that [`crate::Gpu::substitute`]
     /// binds and reads.
     pub watched: bool,
 }
@@ -72,7 +72,7 @@ pub struct PipelineCache {
     pub(crate) pipelines: Mutex<HashMap<Key, Arc<wgpu::ComputePipeline>>>,
 }
 
-/// The shader substituted for `name` on this thread, if any ([`crate::Gpu::with_substitute`]).
+/// The shader substituted for `name` on this thread, if any ([`crate::Gpu::substitute`]).
 pub(crate) fn substitute_for(name: &str) -> Option<Shader> {
     SUBSTITUTES.with(|m| m.borrow().get(name).cloned())
 }
@@ -94,7 +94,7 @@ impl Drop for SubstituteGuard {
 
 thread_local! {
     /// Modules replaced by another shader on this thread (a learner's file, `tilekit exercise
-    /// check`), by name: see [`crate::Gpu::with_substitute`].
+    /// check`), by name: see [`crate::Gpu::substitute`].
     static SUBSTITUTES: std::cell::RefCell<HashMap<String, Shader>> = Default::default();
     /// The loop-cap flag of the watched substitution in force, and the pipelines built from a
     /// watched shader meanwhile (by address): each of their steps binds the flag as group 1.
@@ -138,7 +138,7 @@ impl PipelineCache {
     }
 }
 
-/// Whether this thread runs substituted shaders ([`Gpu::with_substitute`]): caches of prepared
+/// Whether this thread runs substituted shaders ([`Gpu::substitute`]): caches of prepared
 /// launches (`pool::Inner::recipe`) are then neither read nor filled.
 pub(crate) fn substituting() -> bool {
     SUBSTITUTES.with(|m| !m.borrow().is_empty())

@@ -233,6 +233,8 @@ pub struct PoolStats {
     pub recipes: usize,
     /// Timestamp query sets kept.
     pub timers: usize,
+    /// Pipelines built and cached (by module, entry point and constants).
+    pub pipelines: usize,
 }
 
 impl Inner {
@@ -444,6 +446,8 @@ impl Inner {
             bind_groups: self.bind_groups.lock().map(|b| b.map.len()).unwrap_or(0),
             recipes: self.recipes.lock().map(|r| r.map.len()).unwrap_or(0),
             timers: self.timers.lock().map(|t| t.len()).unwrap_or(0),
+            // The pipeline cache is the Gpu's, not a pool's: `Gpu::stats` fills it in.
+            pipelines: 0,
         }
     }
 }

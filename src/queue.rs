@@ -52,14 +52,8 @@ impl Gpu {
     /// a program that queues work and then does its own for a while before it reads, so that
     /// the GPU is not left idle meanwhile. A read, [`Gpu::synchronize`] and the next call that
     /// waits submit them anyway.
-    pub async fn flush_async(&self) -> Result<()> {
-        self.submit_pending().await
-    }
-
-    /// Blocking [`Gpu::flush_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn flush(&self) -> Result<()> {
-        crate::gpu::block_on(self.flush_async())
+    pub fn flush<'a>(&'a self) -> crate::Call<'a, ()> {
+        crate::Call::new(async move { self.submit_pending().await })
     }
 
     /// Submit the queued calls held, without waiting for them ([`Gpu::submit_held`]). While more
@@ -83,15 +77,11 @@ impl Gpu {
     /// Wait for everything submitted so far, queued calls included ([`Gpu::matmul_queue`]):
     /// as `torch.cuda.synchronize()`. Reading a buffer ([`Gpu::read`]) waits for the calls
     /// queued before it on its own; this is for a timer, or to learn that the work is done.
-    pub async fn synchronize_async(&self) -> Result<()> {
-        self.submit_pending().await?;
-        self.wait_for("queued kernels", None).await
-    }
-
-    /// Blocking [`Gpu::synchronize_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn synchronize(&self) -> Result<()> {
-        crate::gpu::block_on(self.synchronize_async())
+    pub fn synchronize<'a>(&'a self) -> crate::Call<'a, ()> {
+        crate::Call::new(async move {
+            self.submit_pending().await?;
+            self.wait_for("queued kernels", None).await
+        })
     }
 }
 

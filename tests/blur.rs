@@ -12,7 +12,7 @@ fn naive_and_tiled_match_the_reference() {
         for r in [0u32, 1, 2, 4] {
             let exact = reference(&img, w, h, r);
             for v in Variant::ALL {
-                let (out, _) = g.blur(&img, w, h, r, v).unwrap();
+                let (out, _) = g.blur(&img, w, h, r, v).wait().unwrap();
                 verify(&out, &exact, r).unwrap_or_else(|e| panic!("{v:?} {w}x{h} r={r}: {e}"));
             }
         }
@@ -23,9 +23,9 @@ fn naive_and_tiled_match_the_reference() {
 fn the_ratio_is_one_for_naive_and_higher_tiled() {
     let g = gpu();
     let img = random_f32(64 * 64, 3);
-    let (_, naive) = g.blur(&img, 64, 64, 1, Variant::Naive).unwrap();
-    let (_, tiled) = g.blur(&img, 64, 64, 1, Variant::Tiled).unwrap();
+    let (_, naive) = g.blur(&img, 64, 64, 1, Variant::Naive).wait().unwrap();
+    let (_, tiled) = g.blur(&img, 64, 64, 1, Variant::Tiled).wait().unwrap();
     assert_eq!(naive.ratio, 1.0);
     assert!(tiled.ratio > 5.0, "{}", tiled.ratio);
-    assert!(g.blur(&img, 64, 63, 1, Variant::Naive).is_err());
+    assert!(g.blur(&img, 64, 63, 1, Variant::Naive).wait().is_err());
 }

@@ -11,7 +11,7 @@ fn every_part_of_the_pool_is_reversed_intact() {
         let mut floats = random_f32(n, 7 + n as u64);
         floats[0] = -0.0; // bit patterns survive the bitcasts
         let chars: Vec<u8> = random_u32(4 * n, 9).iter().map(|v| *v as u8).collect();
-        let (out, _) = g.carved_reverse(&ints, &floats, &chars).unwrap();
+        let (out, _) = g.carved_reverse(&ints, &floats, &chars).wait().unwrap();
         assert_eq!(
             out.ints,
             ints.iter().rev().cloned().collect::<Vec<_>>(),
@@ -34,7 +34,7 @@ fn every_part_of_the_pool_is_reversed_intact() {
 #[test]
 fn mismatched_parts_are_typed_errors() {
     let g = gpu();
-    assert!(g.carved_reverse(&[1, 2], &[1.0], &[0; 8]).is_err());
-    assert!(g.carved_reverse(&[1], &[1.0], &[0; 3]).is_err());
-    assert!(g.carved_reverse(&[], &[], &[]).is_err());
+    assert!(g.carved_reverse(&[1, 2], &[1.0], &[0; 8]).wait().is_err());
+    assert!(g.carved_reverse(&[1], &[1.0], &[0; 3]).wait().is_err());
+    assert!(g.carved_reverse(&[], &[], &[]).wait().is_err());
 }

@@ -23,17 +23,17 @@ fn u8_and_u32_data_both_variants() {
         let expected = count(bytes.iter().map(|b| *b as usize));
         for v in Variant::ALL {
             assert_eq!(
-                g.histogram_u8(&bytes, v).unwrap().0,
+                g.histogram(&bytes, v).wait().unwrap().0,
                 expected,
                 "u8 {v:?} n={n}"
             );
             let expected32 = count(raw.iter().map(|x| (*x & 0xff) as usize));
             assert_eq!(
-                g.histogram_u32(&raw, v).unwrap().0,
+                g.histogram(&raw, v).wait().unwrap().0,
                 expected32,
                 "u32 {v:?} n={n}"
             );
         }
     }
-    assert!(g.histogram_u8(&[], Variant::Global).is_err());
+    assert!(g.histogram::<u8>(&[], Variant::Global).wait().is_err());
 }

@@ -27,7 +27,7 @@ fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) -> Matm
     let g = gpu();
     let a = random_f32(m * k, seed);
     let b = random_f32(k * n, seed + 1);
-    let (c, run) = g.matmul_with(&a, &b, (m, k, n), selection).unwrap();
+    let (c, run) = g.matmul(&a, &b, (m, k, n), selection).wait().unwrap();
     let (exact, mag) = reference(&a, &b, m, k, n);
     verify(&c, &exact, &mag, k)
         .unwrap_or_else(|e| panic!("{m}x{k}x{n} {selection:?} {}: {e}", run.tile));
@@ -91,12 +91,17 @@ fn plan_is_launch(v: Variant) {
     {
         let shape = Shape::new(m, k, n).unwrap();
         let (da, db) = (
-            g.upload("A", &random_f32(m * k, 40 + i as u64)).unwrap(),
-            g.upload("B", &random_f32(k * n, 50 + i as u64)).unwrap(),
+            g.upload("A", &random_f32(m * k, 40 + i as u64))
+                .wait()
+                .unwrap(),
+            g.upload("B", &random_f32(k * n, 50 + i as u64))
+                .wait()
+                .unwrap(),
         );
-        let dc = g.alloc::<f32>("C", m * n).unwrap();
+        let dc = g.alloc::<f32>("C", m * n).wait().unwrap();
         let run = g
             .matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))
+            .wait()
             .unwrap();
         let Some(plan) = &run.plan else {
             assert_eq!(run.splits, 1, "{v} has no plan but split K");
@@ -355,7 +360,8 @@ fn row_of_a_stays_in_its_row(m: usize, k: usize, n: usize) {
     let (exact, mag) = reference(&a, &b, m, k, n);
     for name in ["pipelined", "gemv"] {
         let (c, run) = gpu()
-            .matmul_with(&a, &b, (m, k, n), &Selection::Variant(variant(name)))
+            .matmul(&a, &b, (m, k, n), &Selection::Variant(variant(name)))
+            .wait()
             .unwrap();
         for r in [0, 2] {
             let row = r * n..(r + 1) * n;
@@ -439,6 +445,7 @@ fn stream_k_shares_the_last_wave_and_c_comes_out_whole() {
         poison_outputs: true,
         ..Default::default()
     })
+    .wait()
     .unwrap();
     g.profile = tilekit::DeviceProfile::named("cpu").unwrap();
     for (i, (mps, m, k, n)) in [
@@ -460,7 +467,7 @@ fn stream_k_shares_the_last_wave_and_c_comes_out_whole() {
             variant: v,
             tile: "64x64x8".into(),
         };
-        let (c, run) = g.matmul_with(&a, &b, (m, k, n), &forced).unwrap();
+        let (c, run) = g.matmul(&a, &b, (m, k, n), &forced).wait().unwrap();
         assert!(run.tile.contains("stream-K"), "{m}x{k}x{n}: {}", run.tile);
         let (exact, mag) = reference(&a, &b, m, k, n);
         verify(&c, &exact, &mag, k).unwrap_or_else(|e| panic!("{m}x{k}x{n} {}: {e}", run.tile));
@@ -482,6 +489,7 @@ fn even_shares_walk_every_block_and_c_comes_out_whole() {
         poison_outputs: true,
         ..Default::default()
     })
+    .wait()
     .unwrap();
     g.profile = tilekit::DeviceProfile::named("hopper").unwrap();
     for (i, (mps, m, k, n, tile)) in [
@@ -503,7 +511,7 @@ fn even_shares_walk_every_block_and_c_comes_out_whole() {
             variant: v,
             tile: tile.into(),
         };
-        let (c, run) = g.matmul_with(&a, &b, (m, k, n), &forced).unwrap();
+        let (c, run) = g.matmul(&a, &b, (m, k, n), &forced).wait().unwrap();
         assert!(
             run.tile.contains("even shares"),
             "{m}x{k}x{n}: {}",
@@ -539,7 +547,15 @@ fn square_512_with_the_default_variant() {
     let (m, k, n) = (512, 512, 512);
     let a = random_f32(m * k, 99);
     let b = random_f32(k * n, 98);
-    let c = g.matmul(&a, &b, m, k, n).unwrap();
+    let (c, _) = g
+        .matmul(
+            &a,
+            &b,
+            (m, k, n),
+            &tilekit::kernels::matmul::Selection::Auto,
+        )
+        .wait()
+        .unwrap();
     let (exact, mag) = reference(&a, &b, m, k, n);
     verify(&c, &exact, &mag, k).unwrap();
 }
@@ -551,7 +567,8 @@ fn the_counts_follow_the_lesson() {
     let a = random_f32(m * k, 1);
     let b = random_f32(k * n, 2);
     let (_, naive) = g
-        .matmul_with(&a, &b, (m, k, n), &Selection::Variant(Variant::NAIVE))
+        .matmul(&a, &b, (m, k, n), &Selection::Variant(Variant::NAIVE))
+        .wait()
         .unwrap();
     assert_eq!(
         naive.ratio, 1.0,
@@ -561,7 +578,7 @@ fn the_counts_follow_the_lesson() {
         variant: Variant::TILED,
         tile: "TILE=16".into(),
     };
-    let (_, tiled) = g.matmul_with(&a, &b, (m, k, n), &tile16).unwrap();
+    let (_, tiled) = g.matmul(&a, &b, (m, k, n), &tile16).wait().unwrap();
     assert_eq!(
         tiled.ratio, 16.0,
         "tiling cuts global loads by the tile width"
@@ -576,13 +593,15 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
     let a = random_f32(m * k, 3);
     let b = random_f32(k * n, 4);
     let (_, run) = g
-        .matmul_with(&a, &b, (m, k, n), &Selection::Tile("TILE=8".into()))
+        .matmul(&a, &b, (m, k, n), &Selection::Tile("TILE=8".into()))
+        .wait()
         .unwrap();
     assert_eq!(run.variant, Variant::TILED);
     assert_eq!(run.tile, "TILE=8");
     // A label no variant has: the error lists each variant's tiles, by name.
     let e = g
-        .matmul_with(&a, &b, (m, k, n), &Selection::Tile("TILE=7".into()))
+        .matmul(&a, &b, (m, k, n), &Selection::Tile("TILE=7".into()))
+        .wait()
         .unwrap_err();
     let text = e.to_string();
     assert!(
@@ -591,7 +610,7 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
     );
     // A tile another variant has, forced on one that lacks it: the error names the variant.
     let e = g
-        .matmul_with(
+        .matmul(
             &a,
             &b,
             (m, k, n),
@@ -600,6 +619,7 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
                 tile: "TILE=8".into(),
             },
         )
+        .wait()
         .unwrap_err();
     assert!(
         matches!(&e, Error::UnknownTile { kernel, .. } if kernel.contains("blocked")),
@@ -611,14 +631,28 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
 fn bad_shapes_are_typed_errors() {
     let g = gpu();
     let a = random_f32(6, 1);
-    match g.matmul(&a, &a, 2, 3, 3) {
+    match g
+        .matmul(
+            &a,
+            &a,
+            (2, 3, 3),
+            &tilekit::kernels::matmul::Selection::Auto,
+        )
+        .wait()
+    {
         Err(Error::DimensionMismatch { expected, got, .. }) => {
             assert_eq!((expected.as_str(), got.as_str()), ("9", "6"))
         }
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        g.matmul(&[], &[], 0, 3, 3),
+        g.matmul::<f32>(
+            &[],
+            &[],
+            (0, 3, 3),
+            &tilekit::kernels::matmul::Selection::Auto
+        )
+        .wait(),
         Err(Error::ZeroSize { .. })
     ));
     assert!(matches!(
@@ -628,11 +662,14 @@ fn bad_shapes_are_typed_errors() {
     // A matrix over max_storage_buffer_binding_size.
     let side = ((g.limits().max_storage_buffer_binding_size / 4) as f64).sqrt() as usize + 1;
     let naive = Selection::Variant(Variant::NAIVE);
-    match g.matmul_with(&[1.0f32], &[1.0], (side, 1, side), &naive) {
+    match g.matmul(&[1.0f32], &[1.0], (side, 1, side), &naive).wait() {
         Err(Error::DimensionMismatch { .. }) => {}
         other => panic!("{other:?}"),
     }
-    let e = g.check_buffer::<f32>("matrix C", side * side).unwrap_err();
+    let e = g
+        .limits()
+        .check_buffer::<f32>("matrix C", side * side)
+        .unwrap_err();
     assert!(
         e.to_string().contains("max_storage_buffer_binding_size"),
         "{e}"
@@ -642,7 +679,7 @@ fn bad_shapes_are_typed_errors() {
         variant: Variant::TILED,
         tile: "TILE=64".into(),
     };
-    assert!(g.matmul_with(&a, &a, (2, 3, 2), &too_big).is_err());
+    assert!(g.matmul(&a, &a, (2, 3, 2), &too_big).wait().is_err());
 }
 
 proptest! {
@@ -650,7 +687,7 @@ proptest! {
     #[test]
     fn random_shapes_match_the_reference(m in 1usize..200, k in 1usize..200, n in 1usize..200, v in 0usize..16, seed in 0u64..1000) {
         let vs: Vec<Variant> = Variant::all()
-            .filter(|v| v.precision() == Precision::F32 && gpu().has(v.needs()))
+            .filter(|v| v.precision() == Precision::F32 && gpu().features().contains(v.needs()))
             .collect();
         check(m, k, n, &Selection::Variant(vs[v % vs.len()]), seed);
     }

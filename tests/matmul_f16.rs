@@ -278,7 +278,8 @@ fn check_f16_with(
     let (b16, b) = halves(k * n, seed + 1);
     let variant = format!("{selection:?}");
     let (c, run) = gpu()
-        .matmul_with(&a16, &b16, (m, k, n), selection)
+        .matmul(&a16, &b16, (m, k, n), selection)
+        .wait()
         .unwrap_or_else(|e| panic!("{variant} {m}x{k}x{n}: {e}"));
     assert_f16_product(
         &c,
@@ -327,7 +328,7 @@ const SHAPES: [(usize, usize, usize); 8] = [
 fn f16_variants() -> Vec<Variant> {
     let g = gpu();
     Variant::all()
-        .filter(|v| v.precision() == Precision::F16 && g.has(v.needs()))
+        .filter(|v| v.precision() == Precision::F16 && g.features().contains(v.needs()))
         .collect()
 }
 
@@ -336,27 +337,27 @@ fn f16_variants() -> Vec<Variant> {
 #[test]
 fn without_shader_f16_every_f16_path_is_a_typed_error_naming_it() {
     let g = gpu();
-    if g.has(wgpu::Features::SHADER_F16) {
+    if g.features().contains(wgpu::Features::SHADER_F16) {
         // Vulkan's lavapipe and the GPUs: the f16 kernels must be there.
         assert!(f16_variants().len() >= 2, "{:?}", f16_variants());
         return;
     }
     let shape = Shape::new(33, 40, 17).unwrap();
-    let e = g
-        .select_matmul(shape, Precision::F16, &Selection::Auto)
-        .unwrap_err();
+    let e =
+        tilekit::kernels::matmul::select(g, shape, Precision::F16, &Selection::Auto).unwrap_err();
     assert!(
         matches!(e, Error::Unsupported { .. }) && e.to_string().contains("SHADER_F16"),
         "{e}"
     );
     let (a16, _) = halves(64, 1);
     let e = g
-        .matmul_with(
+        .matmul(
             &a16,
             &a16,
             (8, 8, 8),
             &Selection::Variant(Variant::PIPELINED_F16),
         )
+        .wait()
         .unwrap_err();
     assert!(
         matches!(e, Error::MissingFeature { .. }) && e.to_string().contains("SHADER_F16"),
@@ -365,6 +366,7 @@ fn without_shader_f16_every_f16_path_is_a_typed_error_naming_it() {
     let a = random_f32(64, 2);
     let e = g
         .matmul_f16(&a, &a, (8, 8, 8), &Selection::Auto)
+        .wait()
         .unwrap_err();
     assert!(e.to_string().contains("SHADER_F16"), "{e}");
 }
@@ -391,10 +393,10 @@ fn both_ragged_f16_operands_are_copied_in_one_launch() {
         tile: "64x64x8".into(),
     };
     let shape = (900, 301, 1003);
-    if !g.has(wgpu::Features::SHADER_F16) {
+    if !g.features().contains(wgpu::Features::SHADER_F16) {
         let (a16, _) = halves(900 * 301, 1);
         let (b16, _) = halves(301 * 1003, 2);
-        let e = g.matmul_with(&a16, &b16, shape, &selection).unwrap_err();
+        let e = g.matmul(&a16, &b16, shape, &selection).wait().unwrap_err();
         assert!(matches!(e, Error::MissingFeature { .. }), "{e}");
         return;
     }
@@ -426,14 +428,16 @@ fn row_of_a_stays_in_its_row(m: usize, k: usize, n: usize) {
         // No SHADER_F16 (wgpu's GL back end): no f16 kernel runs, and asking for one is the
         // typed error that names the feature.
         let e = gpu()
-            .matmul_with(&a16, &b16, (m, k, n), &Selection::Auto)
+            .matmul(&a16, &b16, (m, k, n), &Selection::Auto)
+            .wait()
             .unwrap_err();
         assert!(e.to_string().contains("SHADER_F16"), "{e}");
         return;
     }
     for v in variants {
         let (c, run) = gpu()
-            .matmul_with(&a16, &b16, (m, k, n), &Selection::Variant(v))
+            .matmul(&a16, &b16, (m, k, n), &Selection::Variant(v))
+            .wait()
             .unwrap_or_else(|e| panic!("{v}: {e}"));
         assert!(!run.tile.contains("padded"), "{v}: {}", run.tile);
         for r in [0, 2] {
@@ -475,8 +479,8 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
         .map(|spec| spec.label)
         .collect();
     assert!(blocks.iter().any(|b| b == "256x64x16"), "{blocks:?}");
-    let has_coop =
-        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let has_coop = g.features().contains(Variant::COOP.needs())
+        && g.summary.cooperative_matrices.contains(&FRAGMENT);
     for (i, tile) in blocks.iter().enumerate() {
         let selection = Selection::Forced {
             variant: Variant::COOP,
@@ -485,7 +489,8 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
         if !has_coop {
             let (a16, _) = halves(64 * 64, 1);
             let e = g
-                .matmul_with(&a16, &a16, (64, 64, 64), &selection)
+                .matmul(&a16, &a16, (64, 64, 64), &selection)
+                .wait()
                 .unwrap_err();
             assert!(
                 matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
@@ -494,7 +499,7 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
             continue;
         }
         // A block the adapter cannot hold (256×128×16 on the H100) is refused, never run.
-        match g.select_matmul(SQUARE, Precision::F16, &selection) {
+        match tilekit::kernels::matmul::select(g, SQUARE, Precision::F16, &selection) {
             Err(Error::TileTooLarge { .. }) => continue,
             Err(e) => panic!("{tile}: {e}"),
             Ok(_) => {}
@@ -549,15 +554,14 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
 #[test]
 fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them() {
     let g = gpu();
-    if !g.has(wgpu::Features::SHADER_F16) {
+    if !g.features().contains(wgpu::Features::SHADER_F16) {
         return; // no f16 kernel at all: the typed errors are tested above
     }
-    let has_coop =
-        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let has_coop = g.features().contains(Variant::COOP.needs())
+        && g.summary.cooperative_matrices.contains(&FRAGMENT);
     let big = Shape::new(256, 256, 256).unwrap();
-    let choice = g
-        .select_matmul(big, Precision::F16, &Selection::Auto)
-        .unwrap();
+    let choice =
+        tilekit::kernels::matmul::select(g, big, Precision::F16, &Selection::Auto).unwrap();
     if has_coop {
         assert_eq!(choice.variant, Variant::COOP);
     } else {
@@ -565,7 +569,8 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
         // Asked for by name, it is a typed error naming what is missing.
         let (a16, _) = halves(64 * 64, 1);
         let e = g
-            .matmul_with(&a16, &a16, (64, 64, 64), &Selection::Variant(Variant::COOP))
+            .matmul(&a16, &a16, (64, 64, 64), &Selection::Variant(Variant::COOP))
+            .wait()
             .unwrap_err();
         let text = e.to_string();
         assert!(
@@ -579,7 +584,7 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
     }
     let small = Shape::new(1, 4096, 4096).unwrap();
     assert_eq!(
-        g.select_matmul(small, Precision::F16, &Selection::Auto)
+        tilekit::kernels::matmul::select(g, small, Precision::F16, &Selection::Auto)
             .unwrap()
             .variant,
         Variant::GEMV_F16
@@ -588,7 +593,7 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
     // has them (faster than the small-M kernel from 9 rows on the H100), else the small-M kernel.
     let rows12 = Shape::new(12, 4096, 11008).unwrap();
     assert_eq!(
-        g.select_matmul(rows12, Precision::F16, &Selection::Auto)
+        tilekit::kernels::matmul::select(g, rows12, Precision::F16, &Selection::Auto)
             .unwrap()
             .variant,
         if has_coop {
@@ -602,7 +607,7 @@ fn the_chosen_f16_kernel_uses_the_matrix_units_exactly_when_the_adapter_has_them
 #[test]
 fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
     let g = gpu();
-    if !g.has(wgpu::Features::SHADER_F16) {
+    if !g.features().contains(wgpu::Features::SHADER_F16) {
         return; // the typed error is tested above
     }
     for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
@@ -611,7 +616,10 @@ fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
             .map(|x| x * 3.0)
             .collect();
         let b = random_f32(k * n, 80 + i as u64);
-        let (c, run) = g.matmul_f16(&a, &b, (m, k, n), &Selection::Auto).unwrap();
+        let (c, run) = g
+            .matmul_f16(&a, &b, (m, k, n), &Selection::Auto)
+            .wait()
+            .unwrap();
         assert_eq!(run.precision, Precision::F16);
         let (exact, mag) = reference(&a, &b, m, k, n);
         for (j, ((g, e), mg)) in c.iter().zip(&exact).zip(&mag).enumerate() {
@@ -630,6 +638,7 @@ fn f32_data_computed_in_f16_stays_f32_within_the_bound_f16_inputs_allow() {
     a[4] = 1.0e5;
     let e = g
         .matmul_f16(&a, &a[..6], (2, 3, 2), &Selection::Auto)
+        .wait()
         .unwrap_err();
     assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
     assert!(e.to_string().contains("matrix A element 4"), "{e}");
@@ -645,9 +654,9 @@ fn conversions_round_to_a_neighbouring_f16_and_widen_exactly() {
         .enumerate()
         .map(|(i, v)| v * 10f32.powi((i % 9) as i32 - 4))
         .collect();
-    let dx = g.upload("x", &x).unwrap();
-    let (h, _) = g.to_f16(&dx).unwrap();
-    let got = g.read(&h).unwrap();
+    let dx = g.upload("x", &x).wait().unwrap();
+    let (h, _) = g.convert::<_, half::f16>(&dx).wait().unwrap();
+    let got = g.read(&h).wait().unwrap();
     assert_eq!(got.len(), n);
     for (i, (&v, &hv)) in x.iter().zip(&got).enumerate() {
         let nearest = f16::from_f32(v);
@@ -657,8 +666,8 @@ fn conversions_round_to_a_neighbouring_f16_and_widen_exactly() {
             || (hv.to_f32().abs() <= v.abs() && (hv.to_f32() - v).abs() <= ulp(nearest));
         assert!(ok, "element {i}: {v} became {hv}, nearest {nearest}");
     }
-    let (w, _) = g.to_f32(&h).unwrap();
-    let back = g.read(&w).unwrap();
+    let (w, _) = g.convert::<_, f32>(&h).wait().unwrap();
+    let back = g.read(&w).wait().unwrap();
     for (i, (&hv, &wv)) in got.iter().zip(&back).enumerate() {
         assert_eq!(hv.to_f32().to_bits(), wv.to_bits(), "element {i}");
     }
@@ -739,11 +748,11 @@ fn small_coop_blocks_are_held_by_their_workgroup_memory() {
 #[test]
 fn the_matrix_ceiling_runs_exactly_where_the_cooperative_kernel_can() {
     let g = gpu();
-    let has_coop =
-        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let has_coop = g.features().contains(Variant::COOP.needs())
+        && g.summary.cooperative_matrices.contains(&FRAGMENT);
     let (groups, iterations) = (5, 37);
     if !has_coop {
-        let e = g.matrix_ceiling_sink_len(groups).unwrap_err();
+        let e = tilekit::ceiling::matrix_sink_len(g, groups).unwrap_err();
         assert!(
             matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
             "{e}"
@@ -753,31 +762,40 @@ fn the_matrix_ceiling_runs_exactly_where_the_cooperative_kernel_can() {
             text.contains("COOPERATIVE_MATRIX") || text.contains("SHADER_F16"),
             "{text}"
         );
-        assert!(g.matrix_ceiling_flops(groups, iterations).is_err());
+        assert!(tilekit::ceiling::matrix_flops(g, groups, iterations).is_err());
         return;
     }
-    let len = g.matrix_ceiling_sink_len(groups).unwrap();
-    let sink = g.alloc::<f32>("sink", len).unwrap();
+    let len = tilekit::ceiling::matrix_sink_len(g, groups).unwrap();
+    let sink = g.alloc::<f32>("sink", len).wait().unwrap();
     assert!(
-        !g.matrix_ceiling_verified(&sink, groups, iterations)
+        !tilekit::ceiling::matrix_verified(g, &sink, groups, iterations)
+            .wait()
             .unwrap(),
         "a poisoned sink passed the check"
     );
-    g.matrix_ceiling(&sink, groups, iterations).unwrap();
-    assert!(g
-        .matrix_ceiling_verified(&sink, groups, iterations)
-        .unwrap());
-    assert!(!g
-        .matrix_ceiling_verified(&sink, groups, iterations + 1)
-        .unwrap());
+    tilekit::ceiling::matrix(g, &sink, groups, iterations)
+        .wait()
+        .unwrap();
+    assert!(
+        tilekit::ceiling::matrix_verified(g, &sink, groups, iterations)
+            .wait()
+            .unwrap()
+    );
+    assert!(
+        !tilekit::ceiling::matrix_verified(g, &sink, groups, iterations + 1)
+            .wait()
+            .unwrap()
+    );
     let subgroups = 256 / g.caps().subgroup_sizes[0] as u64;
     assert_eq!(
-        g.matrix_ceiling_flops(groups, iterations).unwrap(),
+        tilekit::ceiling::matrix_flops(g, groups, iterations).unwrap(),
         groups as u64 * subgroups * iterations as u64 * 8 * 2 * 4096
     );
     // A sink too short is refused, never written past.
-    let short = g.alloc::<f32>("short sink", len - 1).unwrap();
-    assert!(g.matrix_ceiling(&short, groups, iterations).is_err());
+    let short = g.alloc::<f32>("short sink", len - 1).wait().unwrap();
+    assert!(tilekit::ceiling::matrix(g, &short, groups, iterations)
+        .wait()
+        .is_err());
 }
 
 /// Even shares on the matrix units (`coop_stream`, then `stream_fixup`): every block's slices laid
@@ -791,8 +809,8 @@ fn the_matrix_ceiling_runs_exactly_where_the_cooperative_kernel_can() {
 #[test]
 fn even_shares_of_cooperative_blocks_come_out_whole() {
     let g = gpu();
-    let has_coop =
-        g.has(Variant::COOP.needs()) && g.summary.cooperative_matrices.contains(&FRAGMENT);
+    let has_coop = g.features().contains(Variant::COOP.needs())
+        && g.summary.cooperative_matrices.contains(&FRAGMENT);
     for (i, (mps, m, k, n, tile)) in [
         (4, 300, 20001, 600, "128x256x16"),
         (5, 301, 12001, 517, "128x256x16"),
@@ -822,7 +840,8 @@ fn even_shares_of_cooperative_blocks_come_out_whole() {
         let (b16, b) = halves(k * n, 400 + i as u64);
         if !has_coop {
             let e = g
-                .matmul_with(&a16, &b16, (m, k, n), &selection)
+                .matmul(&a16, &b16, (m, k, n), &selection)
+                .wait()
                 .unwrap_err();
             assert!(
                 matches!(e, Error::MissingFeature { .. } | Error::Unsupported { .. }),
@@ -834,9 +853,10 @@ fn even_shares_of_cooperative_blocks_come_out_whole() {
             poison_outputs: true,
             ..Default::default()
         })
+        .wait()
         .unwrap();
         on.profile = profile;
-        let (c, run) = on.matmul_with(&a16, &b16, (m, k, n), &selection).unwrap();
+        let (c, run) = on.matmul(&a16, &b16, (m, k, n), &selection).wait().unwrap();
         assert!(
             run.tile.contains("even shares"),
             "{m}x{k}x{n}: {}",

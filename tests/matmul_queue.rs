@@ -20,16 +20,17 @@ fn a_chain_of_queued_products_runs_in_order() {
     let m = 37;
     let dims = [53usize, 29, 41, 1234, 23];
     let a0 = random_f32(m * dims[0], 1);
-    let mut cs: Vec<DeviceBuffer<f32>> = vec![g.upload("A", &a0).unwrap()];
+    let mut cs: Vec<DeviceBuffer<f32>> = vec![g.upload("A", &a0).wait().unwrap()];
     let mut bs = Vec::new();
     for (i, w) in dims.windows(2).enumerate() {
         let (k, n) = (w[0], w[1]);
         let b = random_f32(k * n, 10 + i as u64);
-        let db = g.upload("B", &b).unwrap();
-        let dc = g.alloc::<f32>("C", m * n).unwrap();
+        let db = g.upload("B", &b).wait().unwrap();
+        let dc = g.alloc::<f32>("C", m * n).wait().unwrap();
         let shape = Shape::new(m, k, n).unwrap();
         let chosen = g
             .matmul_queue(cs.last().unwrap(), &db, &dc, shape, &Selection::Auto)
+            .wait()
             .unwrap();
         assert!(chosen.plan.is_some() || chosen.variant.name() == "naive");
         cs.push(dc);
@@ -37,7 +38,7 @@ fn a_chain_of_queued_products_runs_in_order() {
     }
     let mut a = a0;
     for (i, (b, k, n)) in bs.iter().enumerate() {
-        let c = g.read(&cs[i + 1]).unwrap();
+        let c = g.read(&cs[i + 1]).wait().unwrap();
         let (exact, mag) = reference(&a, b, m, *k, *n);
         verify(&c, &exact, &mag, *k).unwrap_or_else(|e| panic!("product {i}, {m}x{k}x{n}: {e}"));
         a = c;
@@ -64,40 +65,49 @@ fn queued_calls_reuse_their_scratch_only_after_it_is_read() {
     let (m, k, n) = (450, 45, 451);
     let shape = Shape::new(m, k, n).unwrap();
     let probe = g
-        .matmul_with(
+        .matmul(
             &random_f32(m * k, 5),
             &random_f32(k * n, 6),
             (m, k, n),
             &tile,
         )
+        .wait()
         .unwrap()
         .1;
     assert!(probe.tile.contains("padded A and B"), "{}", probe.tile);
     // Every C allocated (and poisoned, which waits) before the GPU is made busy.
     let cs: Vec<_> = (0..6)
-        .map(|_| g.alloc::<f32>("C", m * n).unwrap())
+        .map(|_| g.alloc::<f32>("C", m * n).wait().unwrap())
         .collect();
     let big = 512;
     let (xa, xb) = (random_f32(big * big, 40), random_f32(big * big, 41));
-    let (dxa, dxb) = (g.upload("A", &xa).unwrap(), g.upload("B", &xb).unwrap());
-    let dxc = g.alloc::<f32>("C", big * big).unwrap();
+    let (dxa, dxb) = (
+        g.upload("A", &xa).wait().unwrap(),
+        g.upload("B", &xb).wait().unwrap(),
+    );
+    let dxc = g.alloc::<f32>("C", big * big).wait().unwrap();
     let big_shape = Shape::new(big, big, big).unwrap();
     g.matmul_queue(&dxa, &dxb, &dxc, big_shape, &Selection::Auto)
+        .wait()
         .unwrap();
     let mut queued = Vec::new();
     for (i, dc) in cs.iter().enumerate() {
         let seed = 20 + 2 * i as u64;
         let (a, b) = (random_f32(m * k, seed), random_f32(k * n, seed + 1));
-        let (da, db) = (g.upload("A", &a).unwrap(), g.upload("B", &b).unwrap());
-        g.matmul_queue(&da, &db, dc, shape, &tile).unwrap();
+        let (da, db) = (
+            g.upload("A", &a).wait().unwrap(),
+            g.upload("B", &b).wait().unwrap(),
+        );
+        g.matmul_queue(&da, &db, dc, shape, &tile).wait().unwrap();
         // A and B dropped here: back to the pool, for the next call's uploads.
         queued.push((a, b));
     }
     for (i, ((a, b), dc)) in queued.iter().zip(&cs).enumerate() {
         let (exact, mag) = reference(a, b, m, k, n);
-        verify(&g.read(dc).unwrap(), &exact, &mag, k).unwrap_or_else(|e| panic!("call {i}: {e}"));
+        verify(&g.read(dc).wait().unwrap(), &exact, &mag, k)
+            .unwrap_or_else(|e| panic!("call {i}: {e}"));
     }
-    let c = g.read(&dxc).unwrap();
+    let c = g.read(&dxc).wait().unwrap();
     verify_sampled(&xa, &xb, &c, (big, big, big), 64, f32_bound).unwrap();
 
     let (m, k, n) = (9, 13, 11);
@@ -107,20 +117,26 @@ fn queued_calls_reuse_their_scratch_only_after_it_is_read() {
     let many: Vec<_> = (0..100u64)
         .map(|i| {
             let (a, b) = (random_f32(m * k, 100 + i), random_f32(k * n, 300 + i));
-            let (da, db) = (g.upload("A", &a).unwrap(), g.upload("B", &b).unwrap());
-            let dc = g.alloc::<f32>("C", m * n).unwrap();
+            let (da, db) = (
+                g.upload("A", &a).wait().unwrap(),
+                g.upload("B", &b).wait().unwrap(),
+            );
+            let dc = g.alloc::<f32>("C", m * n).wait().unwrap();
             (a, b, da, db, dc)
         })
         .collect();
     for _ in 0..6 {
         for (_, _, da, db, dc) in &many {
-            g.matmul_queue(da, db, dc, shape, &Selection::Auto).unwrap();
+            g.matmul_queue(da, db, dc, shape, &Selection::Auto)
+                .wait()
+                .unwrap();
         }
     }
-    g.synchronize().unwrap();
+    g.synchronize().wait().unwrap();
     for (i, (a, b, _, _, dc)) in many.iter().enumerate() {
         let (exact, mag) = reference(a, b, m, k, n);
-        verify(&g.read(dc).unwrap(), &exact, &mag, k).unwrap_or_else(|e| panic!("call {i}: {e}"));
+        verify(&g.read(dc).wait().unwrap(), &exact, &mag, k)
+            .unwrap_or_else(|e| panic!("call {i}: {e}"));
     }
 }
 
@@ -132,21 +148,29 @@ fn a_queued_call_refuses_bad_input_before_submitting() {
     let (m, k, n) = (7, 5, 3);
     let a = random_f32(m * k, 7);
     let b = random_f32(k * n, 8);
-    let (da, db) = (g.upload("A", &a).unwrap(), g.upload("B", &b).unwrap());
-    let dc = g.alloc::<f32>("C", m * n).unwrap();
+    let (da, db) = (
+        g.upload("A", &a).wait().unwrap(),
+        g.upload("B", &b).wait().unwrap(),
+    );
+    let dc = g.alloc::<f32>("C", m * n).wait().unwrap();
     let wrong = Shape::new(m, k + 1, n).unwrap();
-    match g.matmul_queue(&da, &db, &dc, wrong, &Selection::Auto) {
+    match g
+        .matmul_queue(&da, &db, &dc, wrong, &Selection::Auto)
+        .wait()
+    {
         Err(Error::DimensionMismatch { what, .. }) => assert!(what.contains("matrix A"), "{what}"),
         other => panic!("expected a dimension mismatch, got {other:?}"),
     }
-    let small = g.alloc::<f32>("C too small", m * n - 1).unwrap();
+    let small = g.alloc::<f32>("C too small", m * n - 1).wait().unwrap();
     let shape = Shape::new(m, k, n).unwrap();
     assert!(matches!(
-        g.matmul_queue(&da, &db, &small, shape, &Selection::Auto),
+        g.matmul_queue(&da, &db, &small, shape, &Selection::Auto)
+            .wait(),
         Err(Error::DimensionMismatch { .. })
     ));
     g.matmul_queue(&da, &db, &dc, shape, &Selection::Auto)
+        .wait()
         .unwrap();
     let (exact, mag) = reference(&a, &b, m, k, n);
-    verify(&g.read(&dc).unwrap(), &exact, &mag, k).unwrap();
+    verify(&g.read(&dc).wait().unwrap(), &exact, &mag, k).unwrap();
 }

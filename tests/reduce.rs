@@ -16,10 +16,10 @@ fn variants() -> Vec<Variant> {
     Variant::ALL
         .into_iter()
         .filter(|v| {
-            if g.has(v.needs()) {
+            if g.features().contains(v.needs()) {
                 return true;
             }
-            match g.reduce_with(&x, Op::Sum, *v) {
+            match g.reduce_with(&x, Op::Sum, *v).wait() {
                 Err(tilekit::Error::MissingFeature { feature, .. }) => {
                     assert!(feature.contains("SUBGROUP"), "{feature}")
                 }
@@ -33,6 +33,7 @@ fn variants() -> Vec<Variant> {
 fn run<T: Element>(data: &[T], op: Op, v: Variant) -> T {
     gpu()
         .reduce_with(data, op, v)
+        .wait()
         .unwrap_or_else(|e| panic!("{v:?} {op:?} n={}: {e}", data.len()))
         .0
 }
@@ -117,12 +118,18 @@ fn nan_propagates() {
 fn large_inputs_take_several_passes() {
     let g = gpu();
     let x = random_i32(1_000_003, 5, -100, 100);
-    let (s, run) = g.reduce_with(&x, Op::Sum, Variant::Workgroup).unwrap();
+    let (s, run) = g
+        .reduce_with(&x, Op::Sum, Variant::Workgroup)
+        .wait()
+        .unwrap();
     assert_eq!(s, x.iter().sum::<i32>());
     // 1,000,003 → 3,907 → 16 → 1 with 256-wide workgroups.
     assert_eq!(run.launches, 3);
     assert!(run.bytes > 4_000_000 && run.gbps() > 0.0);
-    let (s, run) = g.reduce_with(&x, Op::Sum, Variant::GridStride).unwrap();
+    let (s, run) = g
+        .reduce_with(&x, Op::Sum, Variant::GridStride)
+        .wait()
+        .unwrap();
     assert_eq!(s, x.iter().sum::<i32>());
     assert!(
         run.launches <= 3,
@@ -136,9 +143,9 @@ fn the_default_variant_is_supported_and_correct() {
     let g = gpu();
     let x = random_f32(12_345, 11);
     let exact: f64 = x.iter().map(|&v| v as f64).sum();
-    let got = g.reduce(&x, Op::Sum).unwrap() as f64;
+    let got = g.reduce(&x, Op::Sum).wait().unwrap() as f64;
     assert!((got - exact).abs() <= sum_bound(&x));
-    assert!(g.reduce::<f32>(&[], Op::Sum).is_err());
+    assert!(g.reduce::<f32>(&[], Op::Sum).wait().is_err());
 }
 
 #[test]
@@ -149,41 +156,43 @@ fn the_untimed_call_on_a_device_buffer_matches_the_reference() {
     for (i, &n) in [1usize, 257, 65_537, 1_000_003].iter().enumerate() {
         let x = random_f32(n, 40 + i as u64);
         let exact: f64 = x.iter().map(|&v| v as f64).sum();
-        let dx = g.upload("x", &x).unwrap();
+        let dx = g.upload("x", &x).wait().unwrap();
         for call in 0..3 {
-            let got = g.reduce_value(&dx, Op::Sum).unwrap() as f64;
+            let got = g.reduce(&dx, Op::Sum).wait().unwrap() as f64;
             assert!(
                 (got - exact).abs() <= sum_bound(&x),
                 "n={n} call {call}: {got} vs {exact}"
             );
         }
         let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        assert_eq!(g.reduce_value(&dx, Op::Max).unwrap(), max, "n={n}");
+        assert_eq!(g.reduce(&dx, Op::Max).wait().unwrap(), max, "n={n}");
         let u = random_u32(n, 50 + i as u64);
-        let du = g.upload("u", &u).unwrap();
+        let du = g.upload("u", &u).wait().unwrap();
         let wrapped = u.iter().fold(0u32, |a, &v| a.wrapping_add(v));
-        assert_eq!(g.reduce_value(&du, Op::Sum).unwrap(), wrapped, "n={n}");
+        assert_eq!(g.reduce(&du, Op::Sum).wait().unwrap(), wrapped, "n={n}");
     }
 }
 
 #[test]
 fn a_repeated_call_reuses_its_prepared_launches_and_reads_the_buffers_contents() {
     // Its own Gpu: the recipe count below must not see other tests' calls.
-    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default()).unwrap();
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default())
+        .wait()
+        .unwrap();
     let n = 300_007;
     let x = random_f32(n, 60);
-    let dx = g.upload("x", &x).unwrap();
+    let dx = g.upload("x", &x).wait().unwrap();
     let exact: f64 = x.iter().map(|&v| v as f64).sum();
-    let before = g.pool_stats().recipes;
+    let before = g.stats().recipes;
     for call in 0..2 {
-        let got = g.reduce_value(&dx, Op::Sum).unwrap() as f64;
+        let got = g.reduce(&dx, Op::Sum).wait().unwrap() as f64;
         assert!(
             (got - exact).abs() <= sum_bound(&x),
             "call {call}: {got} vs {exact}"
         );
     }
     assert_eq!(
-        g.pool_stats().recipes,
+        g.stats().recipes,
         before + 1,
         "the second call on the same buffer prepares nothing new"
     );
@@ -192,9 +201,9 @@ fn a_repeated_call_reuses_its_prepared_launches_and_reads_the_buffers_contents()
     // prepared launches bind it again: they must read what is in it now.
     for seed in 61..64 {
         let y = random_f32(n, seed);
-        let dy = g.upload("y", &y).unwrap();
+        let dy = g.upload("y", &y).wait().unwrap();
         let exact: f64 = y.iter().map(|&v| v as f64).sum();
-        let got = g.reduce_value(&dy, Op::Sum).unwrap() as f64;
+        let got = g.reduce(&dy, Op::Sum).wait().unwrap() as f64;
         assert!(
             (got - exact).abs() <= sum_bound(&y),
             "seed {seed}: {got} vs {exact}"
@@ -203,17 +212,17 @@ fn a_repeated_call_reuses_its_prepared_launches_and_reads_the_buffers_contents()
     // The global variant reduces a scratch copy in place: the second call must copy the input
     // again, not reduce what the first call left in the scratch.
     let z = random_f32(n, 64);
-    let dz = g.upload("z", &z).unwrap();
+    let dz = g.upload("z", &z).wait().unwrap();
     let exact: f64 = z.iter().map(|&v| v as f64).sum();
     for call in 0..2 {
-        let (got, _) = g.reduce_on_device(&dz, Op::Sum, Variant::Global).unwrap();
+        let (got, _) = g.reduce_with(&dz, Op::Sum, Variant::Global).wait().unwrap();
         let got = got as f64;
         assert!(
             (got - exact).abs() <= sum_bound(&z),
             "global, call {call}: {got} vs {exact}"
         );
     }
-    assert!(g.pool_stats().recipes <= tilekit::pool::MAX_RECIPES);
+    assert!(g.stats().recipes <= tilekit::pool::MAX_RECIPES);
 }
 
 #[test]
@@ -225,20 +234,22 @@ fn one_pass_is_one_launch_and_every_call_counts_from_zero() {
     // allocation back, and with it the launch, its count and its output). A value that
     // depended on which workgroup came last would change between calls on the same values.
     // Its own Gpu: the recipe count below must not see other tests' calls.
-    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default()).unwrap();
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions::default())
+        .wait()
+        .unwrap();
     let v = Variant::OnePass;
     if !variants().contains(&v) {
         return; // variants() checked the typed refusal for lack of subgroups
     }
     for (i, &n) in [1usize, 257, 65_537, 1_000_003].iter().enumerate() {
-        let recipes = g.pool_stats().recipes;
+        let recipes = g.stats().recipes;
         for call in 0..4u64 {
             let x = random_f32(n, 70 + 10 * i as u64 + call);
-            let dx = g.upload("x", &x).unwrap();
+            let dx = g.upload("x", &x).wait().unwrap();
             let exact: f64 = x.iter().map(|&v| v as f64).sum();
             let mut bits = None;
             for again in 0..2 {
-                let (got, run) = g.reduce_on_device(&dx, Op::Sum, v).unwrap();
+                let (got, run) = g.reduce_with(&dx, Op::Sum, v).wait().unwrap();
                 assert_eq!(run.launches, 1, "n={n}");
                 assert!(
                     ((got as f64) - exact).abs() <= sum_bound(&x),
@@ -247,10 +258,14 @@ fn one_pass_is_one_launch_and_every_call_counts_from_zero() {
                 assert_eq!(*bits.get_or_insert(got.to_bits()), got.to_bits(), "n={n}");
             }
             let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            assert_eq!(g.reduce_on_device(&dx, Op::Max, v).unwrap().0, max, "n={n}");
+            assert_eq!(
+                g.reduce_with(&dx, Op::Max, v).wait().unwrap().0,
+                max,
+                "n={n}"
+            );
         }
         assert_eq!(
-            g.pool_stats().recipes,
+            g.stats().recipes,
             recipes + 2,
             "n={n}: one prepared launch per operator, reused by every call"
         );
@@ -267,13 +282,13 @@ fn threads_calling_one_pass_on_one_buffer_share_its_count() {
     }
     let x = random_u32(300_001, 80);
     let want = x.iter().fold(0u32, |a, &v| a.wrapping_add(v));
-    let dx = g.upload("x", &x).unwrap();
+    let dx = g.upload("x", &x).wait().unwrap();
     std::thread::scope(|s| {
         for t in 0..4 {
             let dx = &dx;
             s.spawn(move || {
                 for call in 0..50 {
-                    let (got, _) = g.reduce_on_device(dx, Op::Sum, Variant::OnePass).unwrap();
+                    let (got, _) = g.reduce_with(dx, Op::Sum, Variant::OnePass).wait().unwrap();
                     assert_eq!(got, want, "thread {t} call {call}");
                 }
             });

@@ -17,18 +17,29 @@ fn mixed(g: &Gpu, i: usize, seed: u64) {
             let (m, k, n) = (5 + i % 7, 9 + i % 5, 3 + i % 11);
             let a = random_f32(m * k, seed);
             let b = random_f32(k * n, seed + 1);
-            let c = g.matmul(&a, &b, m, k, n).unwrap();
+            let (c, _) = g
+                .matmul(
+                    &a,
+                    &b,
+                    (m, k, n),
+                    &tilekit::kernels::matmul::Selection::Auto,
+                )
+                .wait()
+                .unwrap();
             let (exact, mag) = reference(&a, &b, m, k, n);
             verify(&c, &exact, &mag, k).unwrap();
         }
         1 => {
             let x: Vec<u32> = random_u32(1000 + i, seed);
-            let s: u32 = g.reduce(&x, Op::Sum).unwrap();
+            let s: u32 = g.reduce(&x, Op::Sum).wait().unwrap();
             assert_eq!(s, x.iter().fold(0u32, |a, &v| a.wrapping_add(v)));
         }
         2 => {
             let x = random_u32(777 + i, seed);
-            let (y, _) = g.reverse(&x).unwrap();
+            let (y, _) = g
+                .reverse(&x, tilekit::kernels::reverse::Variant::Block)
+                .wait()
+                .unwrap();
             assert!(y.iter().eq(x.iter().rev()));
         }
         3 => {
@@ -36,6 +47,7 @@ fn mixed(g: &Gpu, i: usize, seed: u64) {
             let x = random_u32(r * c, seed);
             let (y, _) = g
                 .transpose(&x, r, c, transpose::Variant::Padded, None)
+                .wait()
                 .unwrap();
             for (idx, v) in x.iter().enumerate() {
                 assert_eq!(y[(idx % c) * r + idx / c], *v);
@@ -43,7 +55,10 @@ fn mixed(g: &Gpu, i: usize, seed: u64) {
         }
         _ => {
             let x = random_u32(2000 + i, seed);
-            let (h, _) = g.histogram_u32(&x, histogram::Variant::Workgroup).unwrap();
+            let (h, _) = g
+                .histogram(&x, histogram::Variant::Workgroup)
+                .wait()
+                .unwrap();
             let mut want = [0u32; 256];
             x.iter().for_each(|&v| want[(v & 255) as usize] += 1);
             assert_eq!(h, want);
@@ -86,18 +101,22 @@ fn queued_chains_and_waited_calls_share_one_gpu() {
                     let x0 = random_f32(m * w, seed);
                     let ws: Vec<Vec<f32>> =
                         (0..5).map(|i| random_f32(w * w, seed + 1 + i)).collect();
-                    let mut xs = vec![g.upload("x", &x0).unwrap()];
+                    let mut xs = vec![g.upload("x", &x0).wait().unwrap()];
                     let shape = Shape::new(m, w, w).unwrap();
-                    let dws: Vec<_> = ws.iter().map(|v| g.upload("W", v).unwrap()).collect();
+                    let dws: Vec<_> = ws
+                        .iter()
+                        .map(|v| g.upload("W", v).wait().unwrap())
+                        .collect();
                     for dw in &dws {
-                        let next = g.alloc::<f32>("x", m * w).unwrap();
+                        let next = g.alloc::<f32>("x", m * w).wait().unwrap();
                         g.matmul_queue(xs.last().unwrap(), dw, &next, shape, &Selection::Auto)
+                            .wait()
                             .unwrap();
                         xs.push(next);
                     }
                     let mut input = x0;
                     for (i, wi) in ws.iter().enumerate() {
-                        let out = g.read(&xs[i + 1]).unwrap();
+                        let out = g.read(&xs[i + 1]).wait().unwrap();
                         let (exact, mag) = reference(&input, wi, m, w, w);
                         verify(&out, &exact, &mag, w)
                             .unwrap_or_else(|e| panic!("thread {t} round {round} layer {i}: {e}"));
@@ -120,8 +139,8 @@ fn three_threads_move_large_buffers_through_the_staging_ring_at_once() {
             s.spawn(move || {
                 for round in 0..2u64 {
                     let x = random_u32(words, 7000 + 10 * t + round);
-                    let buf = g.upload("ring", &x).unwrap();
-                    let back = g.read(&buf).unwrap();
+                    let buf = g.upload("ring", &x).wait().unwrap();
+                    let back = g.read(&buf).wait().unwrap();
                     assert!(
                         back == x,
                         "thread {t}, round {round}: the words came back changed"
@@ -154,7 +173,7 @@ fn two_thousand_calls_keep_memory_flat() {
         mixed(g, i, i as u64);
     }
     let after = resident_bytes();
-    let s = g.pool_stats();
+    let s = g.stats();
     assert!(s.buffers <= tilekit::pool::MAX_POOLED_BUFFERS, "{s:?}");
     assert!(s.buffer_bytes <= tilekit::pool::MAX_POOLED_BYTES, "{s:?}");
     assert!(s.staging <= tilekit::pool::MAX_STAGING, "{s:?}");
@@ -177,6 +196,7 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
         timeout: Some(std::time::Duration::from_millis(20)),
         ..Default::default()
     })
+    .wait()
     .unwrap();
     // The naive kernel at 512³ takes seconds on lavapipe; on a GPU, 8192³ (an H100 ran 2048³ in
     // 3.7 ms, BENCHMARKS.md 2026-11-26 17:10, so 8192³ about 240: twelve times the timeout).
@@ -187,8 +207,11 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
     };
     let a = random_f32(n * n, 1);
     let shape = tilekit::kernels::matmul::Shape::new(n, n, n).unwrap();
-    let (da, db) = (g.upload("A", &a).unwrap(), g.upload("B", &a).unwrap());
-    let dc = g.alloc::<f32>("C", n * n).unwrap();
+    let (da, db) = (
+        g.upload("A", &a).wait().unwrap(),
+        g.upload("B", &a).wait().unwrap(),
+    );
+    let dc = g.alloc::<f32>("C", n * n).wait().unwrap();
     let r = g.matmul_on_device(
         &da,
         &db,
@@ -196,7 +219,7 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
         shape,
         &tilekit::kernels::matmul::Selection::Variant(tilekit::kernels::matmul::Variant::NAIVE),
     );
-    match r {
+    match r.wait() {
         Err(Error::Timeout { seconds, .. }) => assert!(seconds <= 0.021),
         other => panic!("expected a timeout, got {other:?}"),
     }
@@ -204,26 +227,26 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
 
 #[test]
 fn a_destroyed_device_is_a_typed_error_not_a_hang() {
-    let g = Arc::new(Gpu::with_options(GpuOptions::default()).unwrap());
+    let g = Arc::new(Gpu::with_options(GpuOptions::default()).wait().unwrap());
     let x = random_u32(100_000, 3);
-    let s: u32 = g.reduce(&x, Op::Sum).unwrap();
+    let s: u32 = g.reduce(&x, Op::Sum).wait().unwrap();
     assert_eq!(s, x.iter().fold(0u32, |a, &v| a.wrapping_add(v)));
     let big = random_u32(tilekit::transfer::CHUNKED_UPLOAD as usize / 4, 4);
-    let kept = g.upload("kept", &big).unwrap();
-    g.device().destroy();
-    match g.reduce(&x, Op::Sum) {
+    let kept = g.upload("kept", &big).wait().unwrap();
+    g.wgpu().0.destroy();
+    match g.reduce(&x, Op::Sum).wait() {
         Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
         other => panic!("expected DeviceLost, got {other:?}"),
     }
     // The chunked transfers (src/transfer.rs) end the same way.
-    match g.upload("after", &big) {
+    match g.upload("after", &big).wait() {
         Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
         other => panic!(
             "expected DeviceLost from a chunked upload, got {:?}",
             other.err()
         ),
     }
-    match g.read(&kept) {
+    match g.read(&kept).wait() {
         Err(Error::DeviceLost { reason }) => assert!(!reason.is_empty()),
         other => panic!(
             "expected DeviceLost from a chunked read, got {:?}",

@@ -18,7 +18,7 @@ fn every_variant_and_tile_on_odd_shapes() {
         let x = random_f32(m * n, (m * 1000 + n) as u64);
         for v in Variant::ALL {
             for tile in ["TILE=8", "TILE=16", "TILE=32"] {
-                let r = g.transpose(&x, m, n, v, Some(tile));
+                let r = g.transpose(&x, m, n, v, Some(tile)).wait();
                 let Ok((out, _)) = r else {
                     // Only a tile the adapter cannot hold may fail, with a typed error.
                     assert!(
@@ -45,16 +45,19 @@ fn every_variant_and_tile_on_odd_shapes() {
 fn shape_errors() {
     let g = gpu();
     let (a, b) = (
-        g.upload("a", &[1.0f32; 6]).unwrap(),
-        g.alloc::<f32>("b", 5).unwrap(),
+        g.upload("a", &[1.0f32; 6]).wait().unwrap(),
+        g.alloc::<f32>("b", 5).wait().unwrap(),
     );
     assert!(g
         .transpose_on_device(&a, &b, (2, 3), Variant::Tiled, None)
+        .wait()
         .is_err());
     assert!(gpu()
         .transpose(&[1.0; 5], 2, 3, Variant::Padded, None)
+        .wait()
         .is_err());
     assert!(gpu()
         .transpose::<f32>(&[], 0, 3, Variant::Padded, None)
+        .wait()
         .is_err());
 }

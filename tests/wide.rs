@@ -11,10 +11,16 @@ fn copies_and_sums_at_every_tail_length() {
         let x = random_u32(n, n as u64);
         let sum = x.iter().fold(0u32, |a, b| a.wrapping_add(*b));
         for w in Width::ALL {
-            let (copy, run) = g.copy_words(&x, w).unwrap();
-            assert_eq!(copy, x, "{w:?} copy n={n}");
+            let src = g.upload("x", &x).wait().unwrap();
+            let dst = g.alloc::<u32>("copy", n).wait().unwrap();
+            let run = g.copy_on_device(&src, &dst, w).wait().unwrap();
+            assert_eq!(g.read(&dst).wait().unwrap(), x, "{w:?} copy n={n}");
             assert!(run.gbps() > 0.0);
-            assert_eq!(g.sum_words(&x, w).unwrap().0, sum, "{w:?} sum n={n}");
+            assert_eq!(
+                g.sum_on_device(&src, w).wait().unwrap().0,
+                sum,
+                "{w:?} sum n={n}"
+            );
         }
     }
 }
@@ -22,7 +28,7 @@ fn copies_and_sums_at_every_tail_length() {
 #[test]
 fn copy_length_mismatch_is_an_error() {
     let g = gpu();
-    let a = g.upload("a", &[1u32, 2, 3]).unwrap();
-    let b = g.alloc::<u32>("b", 2).unwrap();
-    assert!(g.copy_on_device(&a, &b, Width::Vec4).is_err());
+    let a = g.upload("a", &[1u32, 2, 3]).wait().unwrap();
+    let b = g.alloc::<u32>("b", 2).wait().unwrap();
+    assert!(g.copy_on_device(&a, &b, Width::Vec4).wait().is_err());
 }

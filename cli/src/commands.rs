@@ -36,7 +36,7 @@ impl Globals {
 
     /// Open the GPU.
     pub fn open(&self) -> Result<Gpu, Error> {
-        Gpu::with_options(self.options())
+        Gpu::with_options(self.options()).wait()
     }
 
     /// `--adapter NAME` that matches no adapter on any backend is an error for every
@@ -414,7 +414,7 @@ pub fn tune(g: &Globals, quick: bool, json: bool) -> Result<(), Fail> {
     for &(m, k, n) in f32_shapes {
         work.push((Shape::new(m, k, n)?, Precision::F32));
     }
-    if gpu.has(wgpu::Features::SHADER_F16) {
+    if gpu.features().contains(wgpu::Features::SHADER_F16) {
         let f16_shapes: &[(usize, usize, usize)] = if quick {
             &bench::QUICK_SHAPES[..2]
         } else {

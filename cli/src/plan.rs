@@ -66,7 +66,12 @@ pub fn plan_for(
         (Some(gpu), true, [m, kk, n]) => {
             use tilekit::kernels::matmul::{Precision, Selection, Shape};
             let shape = Shape::new(*m as usize, *kk as usize, *n as usize)?;
-            Some(gpu.select_matmul(shape, Precision::F32, &Selection::Auto)?)
+            Some(tilekit::kernels::matmul::select(
+                gpu,
+                shape,
+                Precision::F32,
+                &Selection::Auto,
+            )?)
         }
         _ => None,
     };
@@ -116,7 +121,7 @@ fn matmul_rates(
         .or_else(|| Variant::all().find(is));
     match (variant, gpu) {
         (None, _) => Rates::new(),
-        (Some(v), Some(gpu)) => gpu.measured_rates(v),
+        (Some(v), Some(gpu)) => tilekit::kernels::matmul::measured_rates(gpu, v),
         (Some(v), None) => tune::shipped_rates(profile.name, v),
     }
 }

@@ -295,7 +295,8 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
     let mut calls = 0;
     let m = gpu
         .measure(
-            || {
+            tilekit::Repeat::Each,
+            async || {
                 calls += 1;
                 Ok(if calls == 1 {
                     100.0
@@ -305,6 +306,7 @@ fn the_time_of_a_measurement_is_never_the_first_runs() {
             },
             |s: &f64| *s,
         )
+        .wait()
         .unwrap();
     assert!(m.max < 100.0, "the first run was timed: {m:?}");
     assert!(calls > tilekit::STEADY_RUNS);
@@ -347,14 +349,16 @@ fn calls_measured_side_by_side_compare_round_by_round() {
     let mut calls = 0usize;
     let m = gpu
         .measure_side_by_side(
+            tilekit::Repeat::Each,
             2,
-            |i| {
+            async |i| {
                 let round = calls / 2;
                 calls += 1;
                 Ok(drift[round % drift.len()] * (1 + i) as f64)
             },
             |s: &f64| *s,
         )
+        .wait()
         .unwrap();
     assert_eq!(m.len(), 2);
     assert!(m[0].times.len() >= tilekit::STEADY_RUNS);
@@ -395,7 +399,10 @@ fn calls_measured_side_by_side_compare_round_by_round() {
             "{verdict:?}"
         );
         // Measurements of different batches are compared by their spreads.
-        let other = gpu.measure(|| Ok(1.0), |s: &f64| *s).unwrap();
+        let other = gpu
+            .measure(tilekit::Repeat::Each, async || Ok(1.0), |s: &f64| *s)
+            .wait()
+            .unwrap();
         assert!(matches!(m[0].against(&other), Speed::Same(_)));
     }
 }

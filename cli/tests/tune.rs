@@ -177,6 +177,7 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
         profile: Some("hopper".into()),
         ..Default::default()
     })
+    .wait()
     .expect("these tests need a GPU adapter (lavapipe counts)");
     let m = tune::measured_defaults("hopper").unwrap();
     let mut measured = 0;
@@ -188,8 +189,10 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
         let shape = Shape::new(d[0], d[1], d[2]).unwrap();
         assert!(w.measured_near(shape), "{bucket}: {}", w.shape);
         assert_eq!(tune::TuneKey::of(shape, bucket.precision), *bucket);
-        let selected = g.select_matmul(shape, bucket.precision, &Selection::Auto);
-        if bucket.precision == Precision::F16 && !g.has(wgpu::Features::SHADER_F16) {
+        let selected =
+            tilekit::kernels::matmul::select(&g, shape, bucket.precision, &Selection::Auto);
+        if bucket.precision == Precision::F16 && !g.features().contains(wgpu::Features::SHADER_F16)
+        {
             // llvmpipe's GL has no f16 at all: the measured default must not paper over that.
             match selected {
                 Err(tilekit::Error::Unsupported { missing, .. }) => {
@@ -200,7 +203,7 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
             continue;
         }
         let c = selected.unwrap_or_else(|e| panic!("{bucket}: {e}"));
-        if g.has(w.variant.needs()) && c.chosen_by == ChosenBy::Measured {
+        if g.features().contains(w.variant.needs()) && c.chosen_by == ChosenBy::Measured {
             assert_eq!(c.variant, w.variant, "{bucket}");
             let tile = c.plan.as_ref().map(|p| p.choice().label.clone());
             assert_eq!(
@@ -224,7 +227,8 @@ fn an_adapter_without_a_cache_gets_its_profiles_measured_defaults() {
     // the same bucket (each dimension rounded up to a power of two) but farther off take the
     // planner's choice.
     let by = |m: u32, k: u32, n: u32| {
-        g.select_matmul(
+        tilekit::kernels::matmul::select(
+            &g,
             Shape::new(m as usize, k as usize, n as usize).unwrap(),
             Precision::F32,
             &Selection::Auto,
@@ -255,6 +259,7 @@ fn rates_come_from_the_shapes_that_fill_the_gpu() {
         profile: Some("hopper".into()),
         ..Default::default()
     })
+    .wait()
     .expect("these tests need a GPU adapter (lavapipe counts)");
     let tuned = |n: usize, times: &[(&str, f64, bool)]| {
         let shape = Shape::new(n, n, n).unwrap();

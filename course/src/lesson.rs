@@ -78,7 +78,7 @@ impl Report {
     /// An empty report for a lesson that measures speed on `gpu`: it says which clock timed it.
     pub fn timed(title: &str, explanation: &str, gpu: &Gpu) -> Report {
         Report {
-            clock: Some(gpu.clock()),
+            clock: Some(tilekit::Clock::of(gpu)),
             ..Report::new(title, explanation)
         }
     }

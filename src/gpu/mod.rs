@@ -145,59 +145,51 @@ impl Gpu {
         Ok(p)
     }
 
-    /// The best adapter, or the one `TILEKIT_ADAPTER` names.
-    pub async fn new_async() -> Result<Gpu> {
-        Gpu::with_options_async(GpuOptions::default()).await
-    }
-
-    /// Blocking [`Gpu::new_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn new() -> Result<Gpu> {
-        block_on(Gpu::new_async())
-    }
-
-    /// Blocking [`Gpu::with_options_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn with_options(opts: GpuOptions) -> Result<Gpu> {
-        block_on(Gpu::with_options_async(opts))
+    /// The best adapter, or the one `TILEKIT_ADAPTER` names, opened with its own limits:
+    /// `Gpu::new().wait()?` in a native program, `Gpu::new().await?` in async code.
+    pub fn new() -> crate::Call<'static, Gpu> {
+        Gpu::with_options(GpuOptions::default())
     }
 
     /// Open a GPU with explicit options.
-    pub async fn with_options_async(opts: GpuOptions) -> Result<Gpu> {
-        let wanted = opts
-            .adapter
-            .clone()
-            .or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
-        let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty())).await?;
-        let features = WANTED_FEATURES
-            .iter()
-            .map(|(f, _)| *f)
-            .filter(|f| adapter.features().contains(*f))
-            .fold(wgpu::Features::empty(), |a, f| a | f);
-        let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
-            // SAFETY: tilekit uses one experimental feature, cooperative matrices, only in the
-            // cooperative-matrix matmul, whose shader naga validates and whose fragment shape is
-            // checked against the adapter's list before a pipeline is built (wgpu does not check
-            // it: docs/wgpu-notes.md 7).
-            unsafe { wgpu::ExperimentalFeatures::enabled() }
-        } else {
-            wgpu::ExperimentalFeatures::disabled()
-        };
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("tilekit"),
-                required_features: features,
-                required_limits: adapter.limits(),
-                experimental_features: experimental,
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::RequestDevice(e.to_string()))?;
-        // Errors are caught by error scopes around each operation; anything that escapes is
-        // logged rather than aborting the process.
-        device.on_uncaptured_error(Arc::new(|e| log::error!("wgpu: {e}")));
-        Gpu::assemble(&adapter, device, queue, &opts)
+    pub fn with_options(opts: GpuOptions) -> crate::Call<'static, Gpu> {
+        crate::Call::new(async move {
+            let wanted = opts
+                .adapter
+                .clone()
+                .or_else(|| std::env::var("TILEKIT_ADAPTER").ok());
+            let adapter = pick_adapter(wanted.as_deref().filter(|s| !s.is_empty())).await?;
+            let features = WANTED_FEATURES
+                .iter()
+                .map(|(f, _)| *f)
+                .filter(|f| adapter.features().contains(*f))
+                .fold(wgpu::Features::empty(), |a, f| a | f);
+            let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            {
+                // SAFETY: tilekit uses one experimental feature, cooperative matrices, only in the
+                // cooperative-matrix matmul, whose shader naga validates and whose fragment shape is
+                // checked against the adapter's list before a pipeline is built (wgpu does not check
+                // it: docs/wgpu-notes.md 7).
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            };
+            let (device, queue) = adapter
+                .request_device(&wgpu::DeviceDescriptor {
+                    label: Some("tilekit"),
+                    required_features: features,
+                    required_limits: adapter.limits(),
+                    experimental_features: experimental,
+                    memory_hints: wgpu::MemoryHints::Performance,
+                    trace: wgpu::Trace::Off,
+                })
+                .await
+                .map_err(|e| Error::RequestDevice(e.to_string()))?;
+            // Errors are caught by error scopes around each operation; anything that escapes is
+            // logged rather than aborting the process.
+            device.on_uncaptured_error(Arc::new(|e| log::error!("wgpu: {e}")));
+            Gpu::assemble(&adapter, device, queue, &opts)
+        })
     }
 
     /// A `Gpu` on a device the caller opened (a bevy or wgpu application that wants tilekit's
@@ -288,7 +280,7 @@ impl Gpu {
     }
 
     /// Whether the device was opened with `feature`.
-    pub fn has(&self, feature: wgpu::Features) -> bool {
+    pub(crate) fn has(&self, feature: wgpu::Features) -> bool {
         self.features.contains(feature)
     }
 
@@ -302,23 +294,14 @@ impl Gpu {
         !self.profile.is_gpu
     }
 
-    /// Whether outputs are poisoned before each kernel ([`GpuOptions::poison_outputs`]).
-    pub fn poisons_outputs(&self) -> bool {
-        self.poison_outputs
-    }
-
-    /// The wgpu device, for callers that build their own pipelines beside tilekit's (a
-    /// [`crate::DeviceBuffer`]'s [`raw`](crate::DeviceBuffer::raw) buffer binds to them).
-    pub fn device(&self) -> &wgpu::Device {
-        &self.device
-    }
-
-    /// The wgpu queue. Calls queued and not yet submitted ([`Gpu::matmul_queue`]) are
-    /// submitted first, so that what the caller then writes or submits comes after them.
-    pub fn queue(&self) -> &wgpu::Queue {
+    /// The wgpu device and queue, for callers that build their own pipelines beside tilekit's
+    /// (a [`crate::DeviceBuffer`]'s [`raw`](crate::DeviceBuffer::raw) buffer binds to them).
+    /// Calls queued and not yet submitted ([`Gpu::matmul_queue`]) are submitted first, so that
+    /// what the caller then writes or submits comes after them.
+    pub fn wgpu(&self) -> (&wgpu::Device, &wgpu::Queue) {
         let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
         self.submit_held();
-        &self.queue
+        (&self.device, &self.queue)
     }
 
     /// An error naming the features `what` needs and the device lacks, if any.

@@ -22,7 +22,9 @@ pub fn gpu() -> &'static Gpu {
         match Gpu::with_options(GpuOptions {
             poison_outputs: true,
             ..Default::default()
-        }) {
+        })
+        .wait()
+        {
             Ok(g) => {
                 // CI runs the suite once per backend: make sure it ran on the one it asked for.
                 if let Ok(want) = std::env::var("WGPU_BACKEND") {

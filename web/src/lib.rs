@@ -30,7 +30,7 @@ async fn gpu() -> Result<Rc<Gpu>, JsValue> {
             return Ok(g);
         }
     }
-    let mut g = Gpu::with_options_async(tilekit::GpuOptions {
+    let mut g = Gpu::with_options(tilekit::GpuOptions {
         // Every result here is checked against the CPU: poison outputs first.
         poison_outputs: true,
         ..Default::default()
@@ -54,7 +54,7 @@ pub async fn adapter(name: String) -> Result<String, JsValue> {
     Ok(serde_json::json!({
         "summary": g.summary,
         "profile": g.profile.name,
-        "clock": g.clock().to_string(),
+        "clock": tilekit::Clock::of(&g).to_string(),
         "cpu": g.is_cpu(),
     })
     .to_string())

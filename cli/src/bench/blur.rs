@@ -13,8 +13,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     let img = rand_f32(side * side, 6);
     let exact = reference(&img, side, side, 2);
     let (dimg, dblur) = (
-        gpu.upload("image", &img)?,
-        gpu.alloc::<f32>("blurred", side * side)?,
+        gpu.upload("image", &img).wait()?,
+        gpu.alloc::<f32>("blurred", side * side).wait()?,
     );
     for v in Variant::ALL {
         let (bytes, ops) = (8 * (side * side) as u64, 25 * (side * side) as u64);
@@ -25,8 +25,10 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             ops,
             Bound::Memory,
             |check| {
-                let run = gpu.blur_on_device(&dimg, &dblur, (side, side), 2, v)?;
-                let ok = !check || verify(&gpu.read(&dblur)?, &exact, 2).is_ok();
+                let run = gpu
+                    .blur_on_device(&dimg, &dblur, (side, side), 2, v)
+                    .wait()?;
+                let ok = !check || verify(&gpu.read(&dblur).wait()?, &exact, 2).is_ok();
                 Ok((run.run.timing.seconds, ok, run.run.tile))
             },
         )?;

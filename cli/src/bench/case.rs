@@ -1,6 +1,6 @@
 //! A bench case as its family writes it (`src/kernels/F/bench.rs`): the [`Bench`] a family adds
 //! its cases to with [`Bench::measure`], and the timing protocol: the first run verified against
-//! the CPU reference, warm-up runs until the GPU has been busy for [`Gpu::warm_up_seconds`], then
+//! the CPU reference, warm-up runs until the GPU has been busy for [`tilekit::measure::warm_up_seconds`], then
 //! the median and the spread of repeats; GPU timestamps where the adapter has them. The bench
 //! itself (ceilings, the table, JSON, the roofline) is `crate::bench`.
 
@@ -168,10 +168,10 @@ impl Bench<'_> {
     }
 
     /// [`Bench::measure`] for work that leaves the same result however often it runs (a matmul):
-    /// each timed run is copies of the call back to back, as [`Gpu::measure_back_to_back_async`]
+    /// each timed run is copies of the call back to back, as [`Gpu::measure_back_to_back`]
     /// times them, so that a short kernel keeps the GPU's clock up.
     ///
-    /// [`Gpu::measure_back_to_back_async`]: tilekit::Gpu::measure_back_to_back_async
+    /// [`Gpu::measure_back_to_back`]: tilekit::Gpu::measure_back_to_back
     #[allow(clippy::too_many_arguments)]
     pub fn measure_back_to_back(
         &mut self,
@@ -200,17 +200,17 @@ impl Bench<'_> {
         // Warm up by count and by time, so that the GPU's clocks are up: longer when the GPU
         // idled before the first run (while the inputs were made) or during its verification
         // (Gpu::warm_up_seconds).
-        let before = self.gpu.warm_up_seconds();
+        let before = tilekit::measure::warm_up_seconds(self.gpu);
         // The first run is verified against the CPU reference; the rest are only timed.
         let (once, verified, plan) = f(true)?;
         let n = if back_to_back {
-            self.gpu.copies_after(once)
+            tilekit::measure::copies_after(self.gpu, once)
         } else {
             1
         };
-        let warm_up = before.max(self.gpu.warm_up_seconds());
+        let warm_up = before.max(tilekit::measure::warm_up_seconds(self.gpu));
         let (warmup, repeats) = (self.cfg.warmup, self.cfg.repeats.max(1));
-        let mut times = self.gpu.with_copies(n, || -> Result<Vec<f64>> {
+        let mut times = tilekit::measure::with_copies(self.gpu, n, || -> Result<Vec<f64>> {
             let start = std::time::Instant::now();
             let mut runs = 1;
             while runs < warmup || start.elapsed().as_secs_f64() < warm_up {

@@ -14,7 +14,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     let bytes: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
     let mut expected = [0u32; 256];
     bytes.iter().for_each(|&v| expected[v as usize] += 1);
-    let words = gpu.upload("histogram input", &pack_bytes(&bytes))?;
+    let words = gpu.upload("histogram input", &pack_bytes(&bytes)).wait()?;
     drop(bytes);
     for v in Variant::ALL {
         b.measure(
@@ -24,7 +24,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             n as u64,
             Bound::Memory,
             |_| {
-                let (h, run) = gpu.histogram_on_device(&words, Values::U8(n), v)?;
+                let (h, run) = gpu.histogram_on_device(&words, Values::U8(n), v).wait()?;
                 Ok((run.timing.seconds, h == expected, run.tile))
             },
         )?;

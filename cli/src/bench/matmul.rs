@@ -48,8 +48,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     if b.wants("matmul/") {
         let n = b.pick(128, 4096);
         let (a, bm) = (rand_f32(n * n, 1), rand_f32(n * n, 2));
-        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-        let dc = gpu.alloc::<f32>("C", n * n)?;
+        let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &bm).wait()?);
+        let dc = gpu.alloc::<f32>("C", n * n).wait()?;
         let shape = Shape::new(n, n, n)?;
         for v in Variant::all().filter(|v| v.precision() == Precision::F32) {
             if gpu.require(v.needs(), v.name()).is_err() {
@@ -62,9 +62,11 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 Bound::Compute,
                 |check| {
-                    let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))?;
+                    let run = gpu
+                        .matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))
+                        .wait()?;
                     let ok = !check || {
-                        let c = gpu.read(&dc)?;
+                        let c = gpu.read(&dc).wait()?;
                         verify_sampled(&a, &bm, &c, (n, n, n), 64, f32_bound).is_ok()
                     };
                     Ok((run.timing.seconds, ok, run.tile))
@@ -85,8 +87,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let n = 512;
         let shape = Shape::new(n, n, n)?;
         let (a, bm) = (rand_f32(n * n, 5), rand_f32(n * n, 6));
-        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-        let dc = gpu.alloc::<f32>("C", n * n)?;
+        let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &bm).wait()?);
+        let dc = gpu.alloc::<f32>("C", n * n).wait()?;
         b.measure(
             "matmul-call/512",
             format!("{n}³"),
@@ -95,7 +97,9 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Compute,
             |check| {
                 wall_of_call(check, (&a, &bm, n), || {
-                    let (c, run) = gpu.matmul_read(&da, &db, &dc, shape, &Selection::Auto)?;
+                    let (c, run) = gpu
+                        .matmul_read(&da, &db, &dc, shape, &Selection::Auto)
+                        .wait()?;
                     Ok((c, run.variant))
                 })
             },
@@ -114,11 +118,11 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             |check| {
                 let (wall, ok, how) = wall_of_call(check, (&a, &bm, n), || {
                     let queue = || gpu.matmul_queue(&da, &db, &dc, shape, &Selection::Auto);
-                    let variant = queue()?.variant;
+                    let variant = queue().wait()?.variant;
                     for _ in 1..QUEUED {
-                        queue()?;
+                        queue().wait()?;
                     }
-                    Ok((gpu.read(&dc)?, variant))
+                    Ok((gpu.read(&dc).wait()?, variant))
                 })?;
                 Ok((wall / QUEUED as f64, ok, how))
             },
@@ -128,9 +132,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         // "Host slices through a staging ring").
         let n = b.pick(256, 4096);
         let shape = Shape::new(n, n, n)?;
-        let variant = gpu
-            .select_matmul(shape, Precision::F32, &Selection::Auto)?
-            .variant;
+        let variant =
+            tilekit::kernels::matmul::select(gpu, shape, Precision::F32, &Selection::Auto)?.variant;
         let (a, bm) = (rand_f32(n * n, 7), rand_f32(n * n, 8));
         b.measure(
             &format!("matmul-call/host-{n}"),
@@ -140,7 +143,17 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Compute,
             |check| {
                 wall_of_call(check, (&a, &bm, n), || {
-                    Ok((gpu.matmul(&a, &bm, n, n, n)?, variant))
+                    Ok((
+                        gpu.matmul(
+                            &a,
+                            &bm,
+                            (n, n, n),
+                            &tilekit::kernels::matmul::Selection::Auto,
+                        )
+                        .wait()?
+                        .0,
+                        variant,
+                    ))
                 })
             },
         )?;
@@ -158,7 +171,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         // how the selection does where nothing was measured.
         let shapes: &[(usize, usize, usize)] = b.pick(&QUICK_SHAPES, &UNSEEN);
         f32_shapes(b, "matmul-unseen", shapes)?;
-        if b.gpu.has(wgpu::Features::SHADER_F16) {
+        if b.gpu.features().contains(wgpu::Features::SHADER_F16) {
             f16_shapes(b, "matmul-unseen/f16", shapes)?;
         }
     }
@@ -210,8 +223,8 @@ fn f32_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
         }
         let shape = Shape::new(m, k, n)?;
         let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
-        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-        let dc = gpu.alloc::<f32>("C", m * n)?;
+        let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &bm).wait()?);
+        let dc = gpu.alloc::<f32>("C", m * n).wait()?;
         b.measure_back_to_back(
             &name,
             format!("{m}×{k}×{n}"),
@@ -219,9 +232,11 @@ fn f32_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
             shape.flops(),
             Bound::Compute,
             |check| {
-                let run = gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)?;
+                let run = gpu
+                    .matmul_on_device(&da, &db, &dc, shape, &Selection::Auto)
+                    .wait()?;
                 let ok = !check || {
-                    let c = gpu.read(&dc)?;
+                    let c = gpu.read(&dc).wait()?;
                     verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
                 };
                 Ok((
@@ -275,14 +290,19 @@ impl F16Operands {
         Ok(F16Operands {
             a: a16.iter().map(|x| x.to_f32()).collect(),
             b: b16.iter().map(|x| x.to_f32()).collect(),
-            da: gpu.upload("A", &a16)?,
-            db: gpu.upload("B", &b16)?,
-            dc: gpu.alloc::<f16>("C", m * n)?,
+            da: gpu.upload("A", &a16).wait()?,
+            db: gpu.upload("B", &b16).wait()?,
+            dc: gpu.alloc::<f16>("C", m * n).wait()?,
         })
     }
 
     fn verify(&self, gpu: &Gpu, dims: (usize, usize, usize)) -> Result<bool> {
-        let c: Vec<f32> = gpu.read(&self.dc)?.iter().map(|x| x.to_f32()).collect();
+        let c: Vec<f32> = gpu
+            .read(&self.dc)
+            .wait()?
+            .iter()
+            .map(|x| x.to_f32())
+            .collect();
         Ok(verify_sampled(&self.a, &self.b, &c, dims, 64, f16_bound).is_ok())
     }
 }
@@ -333,13 +353,15 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 bound(v),
                 |check| {
-                    let run = gpu.matmul_on_device(
-                        &ops.da,
-                        &ops.db,
-                        &ops.dc,
-                        shape,
-                        &Selection::from_options(Some(v), tile.clone()),
-                    )?;
+                    let run = gpu
+                        .matmul_on_device(
+                            &ops.da,
+                            &ops.db,
+                            &ops.dc,
+                            shape,
+                            &Selection::from_options(Some(v), tile.clone()),
+                        )
+                        .wait()?;
                     let ok = !check || ops.verify(gpu, (n, n, n))?;
                     Ok((run.timing.seconds, ok, run.tile))
                 },
@@ -360,7 +382,8 @@ fn f16_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
         }
         let shape = Shape::new(m, k, n)?;
         let ops = F16Operands::new(gpu, (m, k, n))?;
-        let chosen = gpu.select_matmul(shape, Precision::F16, &Selection::Auto)?;
+        let chosen =
+            tilekit::kernels::matmul::select(gpu, shape, Precision::F16, &Selection::Auto)?;
         b.measure_back_to_back(
             &name,
             format!("{m}×{k}×{n}"),
@@ -368,8 +391,9 @@ fn f16_shapes(b: &mut Bench<'_>, prefix: &str, shapes: &[(usize, usize, usize)])
             shape.flops(),
             bound(chosen.variant),
             |check| {
-                let run =
-                    gpu.matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, &Selection::Auto)?;
+                let run = gpu
+                    .matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, &Selection::Auto)
+                    .wait()?;
                 let ok = !check || ops.verify(gpu, (m, k, n))?;
                 Ok((
                     run.timing.seconds,
@@ -390,8 +414,8 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
     for &(m, k, n) in shapes {
         let shape = Shape::new(m, k, n)?;
         let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
-        let (da, db) = (gpu.upload("A", &a)?, gpu.upload("B", &bm)?);
-        let dc = gpu.alloc::<f32>("C", m * n)?;
+        let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &bm).wait()?);
+        let dc = gpu.alloc::<f32>("C", m * n).wait()?;
         let mut runs: Vec<(Variant, Option<String>)> =
             vec![(Variant::BLOCKED, None), (Variant::PIPELINED, None)];
         if m <= 256 {
@@ -428,15 +452,17 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
                 shape.flops(),
                 Bound::Compute,
                 |check| {
-                    let run = gpu.matmul_on_device(
-                        &da,
-                        &db,
-                        &dc,
-                        shape,
-                        &Selection::from_options(Some(v), tile.clone()),
-                    )?;
+                    let run = gpu
+                        .matmul_on_device(
+                            &da,
+                            &db,
+                            &dc,
+                            shape,
+                            &Selection::from_options(Some(v), tile.clone()),
+                        )
+                        .wait()?;
                     let ok = !check || {
-                        let c = gpu.read(&dc)?;
+                        let c = gpu.read(&dc).wait()?;
                         verify_sampled(&a, &bm, &c, (m, k, n), 64, f32_bound).is_ok()
                     };
                     Ok((

@@ -99,9 +99,9 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
     // constant data (on the H100 it made no difference: BENCHMARKS.md).
     let mut rng = tilekit::random::Rng::new(17);
     let words_data: Vec<u32> = (0..words).map(|_| rng.next_u32()).collect();
-    let src = gpu.upload("ceiling source", &words_data)?;
+    let src = gpu.upload("ceiling source", &words_data).wait()?;
     drop(words_data);
-    let dst = gpu.alloc::<u32>("ceiling destination", words)?;
+    let dst = gpu.alloc::<u32>("ceiling destination", words).wait()?;
     b.measure(
         "ceiling/copy-vec4",
         format!("{words}"),
@@ -109,13 +109,15 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         words as u64,
         Bound::Memory,
         |_| {
-            let r = gpu.copy_on_device(&src, &dst, tilekit::kernels::wide::Width::Vec4)?;
+            let r = gpu
+                .copy_on_device(&src, &dst, tilekit::kernels::wide::Width::Vec4)
+                .wait()?;
             Ok((r.timing.seconds, true, r.tile))
         },
     )?;
     drop((src, dst));
     let (iters, groups) = (b.pick(256, 4096) as u32, b.pick(64, 132 * 64) as u32);
-    let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256)?;
+    let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256).wait()?;
     let fma_ops = groups as u64 * 256 * iters as u64 * 8 * 2;
     b.measure(
         "ceiling/fma",
@@ -124,8 +126,8 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         fma_ops,
         Bound::Compute,
         |check| {
-            let t = gpu.fma_ceiling(&sink, groups, iters)?;
-            let ok = !check || gpu.fma_ceiling_verified(&sink, groups, iters)?;
+            let t = tilekit::ceiling::fma(gpu, &sink, groups, iters).wait()?;
+            let ok = !check || tilekit::ceiling::fma_verified(gpu, &sink, groups, iters).wait()?;
             Ok((t.seconds, ok, "WG=256, 8 chains".into()))
         },
     )?;
@@ -133,8 +135,8 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
     // 4 workgroups of 256 per multiprocessor of the H100 (132), each run a few milliseconds there.
     let (iters, groups) = (b.pick(64, 4096) as u32, b.pick(8, 132 * 4) as u32);
     let (len, ops) = match (
-        gpu.matrix_ceiling_sink_len(groups),
-        gpu.matrix_ceiling_flops(groups, iters),
+        tilekit::ceiling::matrix_sink_len(gpu, groups),
+        tilekit::ceiling::matrix_flops(gpu, groups, iters),
     ) {
         (Ok(len), Ok(ops)) => (len, ops),
         (Err(e), _) | (_, Err(e)) => {
@@ -142,7 +144,7 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
             return Ok(());
         }
     };
-    let sink = gpu.alloc::<f32>("matrix sink", len)?;
+    let sink = gpu.alloc::<f32>("matrix sink", len).wait()?;
     b.measure(
         "ceiling/matrix",
         format!("{groups}x256x{iters}x8"),
@@ -150,8 +152,9 @@ fn ceilings(b: &mut Bench<'_>) -> Result<()> {
         ops,
         Bound::Matrix,
         |check| {
-            let t = gpu.matrix_ceiling(&sink, groups, iters)?;
-            let ok = !check || gpu.matrix_ceiling_verified(&sink, groups, iters)?;
+            let t = tilekit::ceiling::matrix(gpu, &sink, groups, iters).wait()?;
+            let ok =
+                !check || tilekit::ceiling::matrix_verified(gpu, &sink, groups, iters).wait()?;
             Ok((
                 t.seconds,
                 ok,
@@ -197,7 +200,7 @@ pub fn run<'a>(gpu: &'a Gpu, cfg: Config, progress: impl FnMut(&str) + 'a) -> Re
         schema: crate::run::SCHEMA,
         adapter: s.name.clone(),
         driver: format!("{} {} {}", s.backend, s.driver, s.driver_info),
-        clock: gpu.clock().to_string(),
+        clock: tilekit::Clock::of(gpu).to_string(),
         bandwidth_ceiling: bw,
         compute_ceiling: fl,
         matrix_ceiling: mx,

@@ -21,12 +21,12 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let bound = ((n as f64).log2().ceil() + 2.0)
             * 2f64.powi(-24)
             * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-        let dx = gpu.upload("reduce input", &x)?;
+        let dx = gpu.upload("reduce input", &x).wait()?;
         drop(x);
         let variants: Vec<Variant> = if family == "reduce" {
             Variant::ALL.to_vec()
         } else {
-            vec![gpu.default_reduce_variant()]
+            vec![tilekit::kernels::reduce::default_variant(gpu)]
         };
         for v in variants {
             if !b.available(&format!("{family}/{}", v.name()), v.needs()) {
@@ -39,7 +39,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
                 n as u64,
                 Bound::Memory,
                 |_| {
-                    let (s, run) = gpu.reduce_on_device(&dx, Op::Sum, v)?;
+                    let (s, run) = gpu.reduce_with(&dx, Op::Sum, v).wait()?;
                     Ok((
                         run.timing.seconds,
                         ((s as f64) - exact).abs() <= bound,
@@ -56,12 +56,12 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         let x = rand_f32(n, 7);
         let exact: f64 = x.iter().map(|&v| v as f64).sum();
         let bound = 24.0 * 2f64.powi(-24) * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-        let dx = gpu.upload("reduce input", &x)?;
-        let v = gpu.default_reduce_variant();
+        let dx = gpu.upload("reduce input", &x).wait()?;
+        let v = tilekit::kernels::reduce::default_variant(gpu);
         // The floor under any call that returns a value: one 4-byte copy into a staging buffer,
         // one submission, one wait, one mapping. What the sum's call costs above it is the
         // launches and their setup.
-        let one = gpu.upload("one float", &[1.5f32])?;
+        let one = gpu.upload("one float", &[1.5f32]).wait()?;
         b.measure(
             "reduce-call/floor",
             "4 B".into(),
@@ -70,7 +70,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Memory,
             |_| {
                 let start = std::time::Instant::now();
-                let back = gpu.read(&one)?;
+                let back = gpu.read(&one).wait()?;
                 let wall = start.elapsed().as_secs_f64();
                 Ok((wall, back == [1.5], "wall time, a 4-byte readback".into()))
             },
@@ -83,7 +83,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             Bound::Memory,
             |_| {
                 let start = std::time::Instant::now();
-                let s = gpu.reduce_value(&dx, Op::Sum)?;
+                let s = gpu.reduce(&dx, Op::Sum).wait()?;
                 let wall = start.elapsed().as_secs_f64();
                 Ok((
                     wall,

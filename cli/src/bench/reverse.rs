@@ -11,8 +11,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     let n = b.pick(1 << 20, 1 << 26);
     let r: Vec<u32> = (0..n as u32).collect();
     let (dr, drout) = (
-        gpu.upload("reverse input", &r)?,
-        gpu.alloc::<u32>("reversed", n)?,
+        gpu.upload("reverse input", &r).wait()?,
+        gpu.alloc::<u32>("reversed", n).wait()?,
     );
     b.measure(
         "reverse/block",
@@ -21,10 +21,11 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         n as u64,
         Bound::Memory,
         |check| {
-            let run = gpu.reverse_on_device(&dr, &drout)?;
+            let run = gpu.reverse_on_device(&dr, &drout).wait()?;
             let ok = !check
                 || gpu
-                    .read(&drout)?
+                    .read(&drout)
+                    .wait()?
                     .iter()
                     .enumerate()
                     .all(|(i, &v)| v as usize == n - 1 - i);

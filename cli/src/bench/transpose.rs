@@ -12,8 +12,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
     let side = b.pick(512, 8192);
     let t = rand_f32(side * side, 4);
     let (dt, dtout) = (
-        gpu.upload("transpose input", &t)?,
-        gpu.alloc::<f32>("transposed", side * side)?,
+        gpu.upload("transpose input", &t).wait()?,
+        gpu.alloc::<f32>("transposed", side * side).wait()?,
     );
     for v in Variant::ALL {
         let bytes = 8 * (side * side) as u64;
@@ -24,9 +24,11 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             (side * side) as u64,
             Bound::Memory,
             |check| {
-                let run = gpu.transpose_on_device(&dt, &dtout, (side, side), v, None)?;
+                let run = gpu
+                    .transpose_on_device(&dt, &dtout, (side, side), v, None)
+                    .wait()?;
                 let ok = !check || {
-                    let out = gpu.read(&dtout)?;
+                    let out = gpu.read(&dtout).wait()?;
                     (0..side).all(|i| (0..side).all(|j| out[j * side + i] == t[i * side + j]))
                 };
                 Ok((run.timing.seconds, ok, run.tile))

@@ -14,7 +14,7 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
         .min((gpu.limits().max_binding_bytes() / 4) as usize);
     let u: Vec<u32> = rand_f32(n, 3).iter().map(|v| v.to_bits()).collect();
     let usum = u.iter().fold(0u32, |a, b| a.wrapping_add(*b));
-    let du = gpu.upload("sum input", &u)?;
+    let du = gpu.upload("sum input", &u).wait()?;
     for w in Width::ALL {
         b.measure(
             &format!("sum-u32/{}", w.name()),
@@ -23,12 +23,12 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             n as u64,
             Bound::Memory,
             |_| {
-                let (s, run) = gpu.sum_on_device(&du, w)?;
+                let (s, run) = gpu.sum_on_device(&du, w).wait()?;
                 Ok((run.timing.seconds, s == usum, run.tile))
             },
         )?;
     }
-    let dcopy = gpu.alloc::<u32>("copy", n)?;
+    let dcopy = gpu.alloc::<u32>("copy", n).wait()?;
     for w in Width::ALL {
         b.measure(
             &format!("copy/{}", w.name()),
@@ -37,8 +37,8 @@ pub(super) fn cases(b: &mut Bench<'_>) -> Result<()> {
             n as u64,
             Bound::Memory,
             |check| {
-                let run = gpu.copy_on_device(&du, &dcopy, w)?;
-                let ok = !check || gpu.read(&dcopy)? == u;
+                let run = gpu.copy_on_device(&du, &dcopy, w).wait()?;
+                let ok = !check || gpu.read(&dcopy).wait()? == u;
                 Ok((run.timing.seconds, ok, run.tile))
             },
         )?;

@@ -79,7 +79,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         });
     }
     let gpu = ctx.gpu()?;
-    let (blurred, run) = ctx.warm(|| gpu.blur(&img, w, h, args.radius, v))?;
+    let (blurred, run) = ctx.warm(|| gpu.blur(&img, w, h, args.radius, v).wait())?;
     let out = Array {
         data: like.float_like(blurred),
         shape: shape.clone(),

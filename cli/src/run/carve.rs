@@ -33,7 +33,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let floats = random_f32(n, 10);
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 37) as u8).collect();
     let gpu = ctx.gpu()?;
-    let (out, run) = ctx.warm(|| gpu.carved_reverse(&ints, &floats, &chars))?;
+    let (out, run) = ctx.warm(|| gpu.carved_reverse(&ints, &floats, &chars).wait())?;
     let ok = out.ints.iter().eq(ints.iter().rev())
         && out
             .floats

@@ -85,8 +85,8 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     }
     let gpu = ctx.gpu()?;
     let (h, run) = match &data {
-        Data::U8(b) => ctx.warm(|| gpu.histogram_u8(b, v))?,
-        Data::U32(w) => ctx.warm(|| gpu.histogram_u32(w, v))?,
+        Data::U8(b) => ctx.warm(|| gpu.histogram(b, v).wait())?,
+        Data::U32(w) => ctx.warm(|| gpu.histogram(w, v).wait())?,
         _ => unreachable!("refused above"),
     };
     let text = format!(

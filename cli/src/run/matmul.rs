@@ -108,8 +108,8 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             };
             Shape::new(m, k, n)?;
             let gpu = ctx.gpu()?;
-            gpu.check_buffer::<f32>("matrix A", m * k)?;
-            gpu.check_buffer::<f32>("matrix B", k * n)?;
+            gpu.limits().check_buffer::<f32>("matrix A", m * k)?;
+            gpu.limits().check_buffer::<f32>("matrix B", k * n)?;
             let (mut a, mut b) = (random_f32(m * k, 1), random_f32(k * n, 2));
             if matches!(like, Data::F16(_)) {
                 // Values f16 can hold exactly, so the reference sees what the kernel sees.
@@ -165,13 +165,13 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let selection = Selection::from_options(variant, args.tile.clone());
     let (c, run) = match precision {
         Precision::F16 if compute_f16 => {
-            ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), &selection))?
+            ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), &selection).wait())?
         }
-        Precision::F32 => ctx.warm(|| gpu.matmul_with(&av, &bv, (mm, kk, nn), &selection))?,
+        Precision::F32 => ctx.warm(|| gpu.matmul(&av, &bv, (mm, kk, nn), &selection).wait())?,
         Precision::F16 => {
             let a16: Vec<f16> = av.iter().map(|&x| f16::from_f32(x)).collect();
             let b16: Vec<f16> = bv.iter().map(|&x| f16::from_f32(x)).collect();
-            let (c, run) = ctx.warm(|| gpu.matmul_with(&a16, &b16, (mm, kk, nn), &selection))?;
+            let (c, run) = ctx.warm(|| gpu.matmul(&a16, &b16, (mm, kk, nn), &selection).wait())?;
             (c.iter().map(|x| x.to_f32()).collect(), run)
         }
     };

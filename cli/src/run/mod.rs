@@ -153,7 +153,7 @@ impl Ctx {
         }
         let mut opts = self.options.clone();
         opts.poison_outputs = true;
-        let g = Gpu::with_options(opts)?;
+        let g = Gpu::with_options(opts).wait()?;
         Ok(self.gpu.get_or_init(|| g))
     }
 
@@ -221,10 +221,10 @@ impl Ctx {
             })?;
         let gpu = self.gpu()?;
         match item_bytes {
-            1 => gpu.check_buffer::<u8>(what, n),
-            2 => gpu.check_buffer::<u16>(what, n),
-            8 => gpu.check_buffer::<u64>(what, n),
-            _ => gpu.check_buffer::<u32>(what, n),
+            1 => gpu.limits().check_buffer::<u8>(what, n),
+            2 => gpu.limits().check_buffer::<u16>(what, n),
+            8 => gpu.limits().check_buffer::<u64>(what, n),
+            _ => gpu.limits().check_buffer::<u32>(what, n),
         }?;
         Ok(n)
     }

@@ -145,7 +145,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let v = match &args.variant {
         Some(s) => Variant::parse(s)?,
         None if n == 0 => Variant::GridStride,
-        None => ctx.gpu()?.default_reduce_variant(),
+        None => tilekit::kernels::reduce::default_variant(ctx.gpu()?),
     };
     // The value, as f64 and as the array written.
     let (value, run): (f64, Option<tilekit::kernels::reduce::ReduceRun>) = if n == 0 {
@@ -154,21 +154,21 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         let gpu = ctx.gpu()?;
         match &data {
             Data::I32(x) => {
-                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v))?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v).wait())?;
                 (s as f64, Some(r))
             }
             Data::U32(x) => {
-                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v))?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(x, op, v).wait())?;
                 (s as f64, Some(r))
             }
             Data::U8(x) => {
                 let w: Vec<u32> = x.iter().map(|&b| b as u32).collect();
-                let (s, r) = ctx.warm(|| gpu.reduce_with(&w, op, v))?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(&w, op, v).wait())?;
                 (s as f64, Some(r))
             }
             floats => {
                 let x = floats.to_f32().expect("a float type");
-                let (s, r) = ctx.warm(|| gpu.reduce_with(&x, op, v))?;
+                let (s, r) = ctx.warm(|| gpu.reduce_with(&x, op, v).wait())?;
                 (exact_extreme(floats, op, s), Some(r))
             }
         }

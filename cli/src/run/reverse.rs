@@ -73,7 +73,10 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let gpu = ctx.gpu()?;
     let (data, run) = match (&input.data, v) {
         (Data::F64(x), Variant::Block) => {
-            let (out, run) = ctx.warm(|| gpu.reverse(x))?;
+            let (out, run) = ctx.warm(|| {
+                gpu.reverse(x, tilekit::kernels::reverse::Variant::Block)
+                    .wait()
+            })?;
             (Data::F64(out), run)
         }
         (Data::F64(_), _) => {
@@ -85,9 +88,18 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         (d, _) => {
             let w = d.to_words().expect("a 1-, 2- or 4-byte type");
             let (out, run) = match v {
-                Variant::Static => ctx.warm(|| gpu.reverse_static(&w))?,
-                Variant::Dynamic => ctx.warm(|| gpu.reverse_dynamic(&w))?,
-                Variant::Block => ctx.warm(|| gpu.reverse(&w))?,
+                Variant::Static => ctx.warm(|| {
+                    gpu.reverse(&w, tilekit::kernels::reverse::Variant::Static)
+                        .wait()
+                })?,
+                Variant::Dynamic => ctx.warm(|| {
+                    gpu.reverse(&w, tilekit::kernels::reverse::Variant::Dynamic)
+                        .wait()
+                })?,
+                Variant::Block => ctx.warm(|| {
+                    gpu.reverse(&w, tilekit::kernels::reverse::Variant::Block)
+                        .wait()
+                })?,
             };
             (d.with_words(out), run)
         }

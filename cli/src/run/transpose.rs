@@ -92,12 +92,12 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let tile = args.tile.as_deref();
     let (data, run) = match &input.data {
         Data::F64(x) => {
-            let (out, run) = ctx.warm(|| gpu.transpose(x, rows, cols, v, tile))?;
+            let (out, run) = ctx.warm(|| gpu.transpose(x, rows, cols, v, tile).wait())?;
             (Data::F64(out), run)
         }
         d => {
             let w = d.to_words().expect("a 1-, 2- or 4-byte type");
-            let (out, run) = ctx.warm(|| gpu.transpose(&w, rows, cols, v, tile))?;
+            let (out, run) = ctx.warm(|| gpu.transpose(&w, rows, cols, v, tile).wait())?;
             (d.with_words(out), run)
         }
     };

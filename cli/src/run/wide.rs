@@ -34,7 +34,10 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let n = ctx.sized("copy input", &[args.n], 4)? as u32;
     let x: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let gpu = ctx.gpu()?;
-    let (out, run) = ctx.warm(|| gpu.copy_words(&x, w))?;
+    let src = gpu.upload("copy source", &x).wait()?;
+    let dst = gpu.alloc::<u32>("copy destination", x.len()).wait()?;
+    let run = ctx.warm(|| gpu.copy_on_device(&src, &dst, w).wait())?;
+    let out = gpu.read(&dst).wait()?;
     let text = format!(
         "copy {n} words ({}): {} ({}), {}",
         w.name(),

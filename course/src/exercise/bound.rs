@@ -6,7 +6,7 @@
 //! learner's code and the WGSL words this rewriter looks for (loops, directives, entry points) are
 //! `shaders/exercise/loop_cap.wgsl`, put after the learner's directives. The flag,
 //! `@group(1) @binding(0)`, which every compute entry point touches (so that every pipeline binds
-//! it) and [`tilekit::Gpu::with_watched_substitute_async`] binds and reads, says that a loop was
+//! it) and [`tilekit::Gpu::substitute`] binds and reads, says that a loop was
 //! stopped, whatever the kernel's answer.
 //!
 //! The counter is a function-scope variable set to 0 where the loop starts and changed by a

@@ -71,7 +71,7 @@ pub fn exercises() -> Vec<Exercise> {
                     let run: Runner = Box::new(move || {
                         let data = data.clone();
                         Box::pin(async move {
-                            Ok(g.reverse_dynamic_async(&data).await?.1.timing.seconds)
+                            Ok(g.reverse(&data, tilekit::kernels::reverse::Variant::Dynamic).await?.1.timing.seconds)
                         })
                     });
                     Ok(run)
@@ -93,12 +93,12 @@ pub fn exercises() -> Vec<Exercise> {
             speed: |g| {
                 Box::pin(async move {
                     let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
-                    let input = Rc::new(g.upload_async("reduce input", &data).await?);
+                    let input = Rc::new(g.upload("reduce input", &data).await?);
                     let run: Runner = Box::new(move || {
                         let input = input.clone();
                         Box::pin(async move {
                             let (_, run) = g
-                                .reduce_on_device_async(
+                                .reduce_with(
                                     &*input,
                                     reduce::Op::Sum,
                                     reduce::Variant::Workgroup,
@@ -128,14 +128,14 @@ pub fn exercises() -> Vec<Exercise> {
                     let n = if g.is_cpu() { 256 } else { 4096 };
                     let data: Vec<u32> = (0..(n * n) as u32).collect();
                     let io = Rc::new((
-                        g.upload_async("transpose input", &data).await?,
-                        g.alloc_async::<u32>("transposed", n * n).await?,
+                        g.upload("transpose input", &data).await?,
+                        g.alloc::<u32>("transposed", n * n).await?,
                     ));
                     let run: Runner = Box::new(move || {
                         let io = io.clone();
                         Box::pin(async move {
                             let run = g
-                                .transpose_on_device_async(
+                                .transpose_on_device(
                                     &io.0,
                                     &io.1,
                                     (n, n),
@@ -166,7 +166,7 @@ pub fn exercises() -> Vec<Exercise> {
                 Box::pin(async move {
                     let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
                     let words = Rc::new(
-                        g.upload_async("histogram input", &histogram::pack_bytes(&data))
+                        g.upload("histogram input", &histogram::pack_bytes(&data))
                             .await?,
                     );
                     let n = data.len();
@@ -174,7 +174,7 @@ pub fn exercises() -> Vec<Exercise> {
                         let words = words.clone();
                         Box::pin(async move {
                             let (_, run) = g
-                                .histogram_on_device_async(
+                                .histogram_on_device(
                                     &words,
                                     histogram::Values::U8(n),
                                     histogram::Variant::Workgroup,
@@ -225,7 +225,7 @@ fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
             Box::pin(async move {
                 let a = tilekit::random::uniform_f32(m * k, 1);
                 let b = tilekit::random::uniform_f32(k * n, 2);
-                let (c, _) = g.matmul_with_async(&a, &b, (m, k, n), &tile16()).await?;
+                let (c, _) = g.matmul(&a, &b, (m, k, n), &tile16()).await?;
                 let (exact, mag) = matmul::reference(&a, &b, m, k, n);
                 Ok(c.iter().enumerate().find_map(|(i, &v)| {
                     let bound = matmul::f32_bound(k, mag[i]);
@@ -245,15 +245,12 @@ fn matmul_case(m: usize, k: usize, n: usize, aligned: bool) -> Case {
 async fn matmul_speed(g: &Gpu, n: usize) -> Result<Runner<'_>> {
     let a = tilekit::random::uniform_f32(n * n, 3);
     let shape = matmul::Shape::new(n, n, n)?;
-    let io = Rc::new((
-        g.upload_async("A", &a).await?,
-        g.alloc_async::<f32>("C", n * n).await?,
-    ));
+    let io = Rc::new((g.upload("A", &a).await?, g.alloc::<f32>("C", n * n).await?));
     Ok(Box::new(move || {
         let io = io.clone();
         Box::pin(async move {
             let run = g
-                .matmul_on_device_async(&io.0, &io.0, &io.1, shape, &tile16())
+                .matmul_on_device(&io.0, &io.0, &io.1, shape, &tile16())
                 .await?;
             Ok(run.timing.seconds)
         })
@@ -267,7 +264,9 @@ fn reverse_case(n: usize) -> Case {
         run: Box::new(move |g| {
             Box::pin(async move {
                 let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
-                let (out, _) = g.reverse_dynamic_async(&data).await?;
+                let (out, _) = g
+                    .reverse(&data, tilekit::kernels::reverse::Variant::Dynamic)
+                    .await?;
                 let want: Vec<u32> = data.iter().rev().copied().collect();
                 Ok(first_difference(&out, &want))
             })
@@ -291,7 +290,7 @@ fn reduce_case(n: usize, aligned: bool) -> Case {
             Box::pin(async move {
                 let data = whole_floats(n, 4);
                 let (sum, _) = g
-                    .reduce_with_async(&data, reduce::Op::Sum, reduce::Variant::Workgroup)
+                    .reduce_with(&data, reduce::Op::Sum, reduce::Variant::Workgroup)
                     .await?;
                 let want: f64 = data.iter().map(|&x| x as f64).sum();
                 Ok(first_difference(&[sum as f64], &[want]))
@@ -308,7 +307,7 @@ fn transpose_case(rows: usize, cols: usize, aligned: bool) -> Case {
             Box::pin(async move {
                 let data: Vec<u32> = (0..(rows * cols) as u32).collect();
                 let (out, _) = g
-                    .transpose_async(
+                    .transpose(
                         &data,
                         rows,
                         cols,
@@ -339,9 +338,7 @@ fn histogram_case(n: usize, aligned: bool) -> Case {
         run: Box::new(move |g| {
             Box::pin(async move {
                 let data = bytes(n, 6);
-                let (bins, _) = g
-                    .histogram_u8_async(&data, histogram::Variant::Workgroup)
-                    .await?;
+                let (bins, _) = g.histogram(&data, histogram::Variant::Workgroup).await?;
                 let mut want = [0u32; 256];
                 for &b in &data {
                     want[b as usize] += 1;

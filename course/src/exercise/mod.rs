@@ -1,6 +1,6 @@
 //! Exercises: the learner writes the kernel (`exercises/NAME.wgsl`, a project shader with the
 //! lesson's key lines turned into TODOs) and `tilekit exercise check NAME FILE.wgsl` runs it with
-//! the library's own host code, bindings and planner constants ([`Gpu::with_substitute`]) at
+//! the library's own host code, bindings and planner constants ([`Gpu::substitute`]) at
 //! shapes chosen to catch the classic mistakes, against the CPU reference. The answer fits one
 //! screen: passed (with its speed beside tilekit's kernel), or the first wrong element, the shape
 //! that exposed it and a hint naming the likely mistake; a file that does not compile gets naga's
@@ -224,7 +224,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     let shader = learner_shader(ex, source, LOOP_CAP);
     for (i, case) in cases.iter().enumerate() {
         let ran = gpu
-            .with_watched_substitute_async(ex.module, shader.clone(), (case.run)(gpu))
+            .substitute(ex.module, shader.clone(), (case.run)(gpu))
             .await;
         match ran {
             Err(e) | Ok((Err(e), false)) => return Verdict::Failed(e.to_string()),
@@ -255,7 +255,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
             hint: hint.to_string(),
         };
     }
-    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side_async), each file
+    // Yours and tilekit's side by side, in rounds (Gpu::measure_side_by_side), each file
     // in place of the module as a learner's file runs: wgpu's runtime checks on, every loop
     // bounded and watched. So the same code times the same: with tilekit's kernel run as the
     // library runs it, the lesson's own shader checked as a learner's file read several times
@@ -267,13 +267,12 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     };
     let mut stopped = false;
     let timed = gpu
-        .measure_side_by_side_async(
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
             2,
             async |i| {
                 let file = if i == 0 { &shader } else { &tilekits };
-                let (s, capped) = gpu
-                    .with_watched_substitute_async(ex.module, file.clone(), run())
-                    .await?;
+                let (s, capped) = gpu.substitute(ex.module, file.clone(), run()).await?;
                 stopped |= capped && i == 0;
                 s
             },

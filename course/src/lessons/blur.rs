@@ -24,8 +24,8 @@ pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     let img = rand_f32(w * h, 9);
     let exact = reference(&img, w, h, 2);
     let (dimg, dout) = (
-        gpu.upload_async("image", &img).await?,
-        gpu.alloc_async::<f32>("blurred", w * h).await?,
+        gpu.upload("image", &img).await?,
+        gpu.alloc::<f32>("blurred", w * h).await?,
     );
     let mut chart = Chart {
         title: "adds per global load (5×5 window)".into(),
@@ -33,15 +33,16 @@ pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     for v in Variant::ALL {
-        gpu.poison_async(&dout).await?;
+        gpu.fill(&dout, tilekit::POISON).await?;
         let run = gpu
-            .measure_async(
-                async || gpu.blur_on_device_async(&dimg, &dout, (w, h), 2, v).await,
+            .measure(
+                tilekit::Repeat::Each,
+                async || gpu.blur_on_device(&dimg, &dout, (w, h), 2, v).await,
                 |r| r.run.timing.seconds,
             )
             .await?
             .run;
-        let out = gpu.read_async(&dout).await?;
+        let out = gpu.read(&dout).await?;
         r.verified &= verify(&out, &exact, 2).is_ok();
         let predicted = run.run.plan.as_ref().map(|p| match v {
             Variant::Naive => 1.0,

@@ -21,7 +21,7 @@ pub async fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     let ints: Vec<i32> = (0..n as i32).map(|i| i * -3).collect();
     let floats: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let chars: Vec<u8> = (0..4 * n).map(|i| (i * 7) as u8).collect();
-    let (out, run) = gpu.carved_reverse_async(&ints, &floats, &chars).await?;
+    let (out, run) = gpu.carved_reverse(&ints, &floats, &chars).await?;
     r.verified = out.ints.iter().eq(ints.iter().rev())
         && out.floats.iter().eq(floats.iter().rev())
         && out.chars.iter().eq(chars.iter().rev());

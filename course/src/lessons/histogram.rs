@@ -39,14 +39,15 @@ pub async fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GB/s".into(),
         bars: vec![],
     };
-    let words = gpu.upload_async("bytes", &pack_bytes(&data)).await?;
+    let words = gpu.upload("bytes", &pack_bytes(&data)).await?;
     // Both variants timed side by side, in rounds: a comparison of two moments of a drifting
     // adapter is not one of two kernels.
     let t = gpu
-        .measure_side_by_side_async(
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
             Variant::ALL.len(),
             async |i| {
-                gpu.histogram_on_device_async(&words, Values::U8(n), Variant::ALL[i])
+                gpu.histogram_on_device(&words, Values::U8(n), Variant::ALL[i])
                     .await
             },
             |r| r.1.timing.seconds,

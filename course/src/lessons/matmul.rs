@@ -47,11 +47,8 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     } else {
         (vec![], vec![])
     };
-    let (da, db) = (
-        gpu.upload_async("A", &a).await?,
-        gpu.upload_async("B", &b).await?,
-    );
-    let dc = gpu.alloc_async::<f32>("C", n * n).await?;
+    let (da, db) = (gpu.upload("A", &a).await?, gpu.upload("B", &b).await?);
+    let dc = gpu.alloc::<f32>("C", n * n).await?;
     let shape = Shape::new(n, n, n)?;
     let mut ratio = Chart {
         title: "global loads: FLOPs per element loaded".into(),
@@ -64,13 +61,13 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     // Each kernel checked on its own poisoned C, then the three timed side by side, in rounds
-    // (Gpu::measure_side_by_side_async), each round's runs back to back as the tuner times them.
+    // (Gpu::measure_side_by_side), each round's runs back to back as the tuner times them.
     let variants = [Variant::NAIVE, Variant::TILED, Variant::BLOCKED];
     for v in variants {
-        gpu.poison_async(&dc).await?;
-        gpu.matmul_on_device_async(&da, &db, &dc, shape, &Selection::Variant(v))
+        gpu.fill(&dc, tilekit::POISON).await?;
+        gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(v))
             .await?;
-        let c = gpu.read_async(&dc).await?;
+        let c = gpu.read(&dc).await?;
         r.verified &= if exact.is_empty() {
             verify_sampled(
                 &a,
@@ -86,10 +83,11 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
         };
     }
     let measured = gpu
-        .measure_side_by_side_back_to_back_async(
+        .measure_side_by_side(
+            tilekit::Repeat::BackToBack,
             variants.len(),
             async |i| {
-                gpu.matmul_on_device_async(&da, &db, &dc, shape, &Selection::Variant(variants[i]))
+                gpu.matmul_on_device(&da, &db, &dc, shape, &Selection::Variant(variants[i]))
                     .await
             },
             |r| r.timing.seconds,
@@ -261,47 +259,35 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         unit: "GFLOP/s".into(),
         bars: vec![],
     };
-    let (da, db) = (
-        gpu.upload_async("A", &a).await?,
-        gpu.upload_async("B", &b).await?,
-    );
-    let dc = gpu.alloc_async::<f32>("C", n * n).await?;
-    let (da16, db16) = (
-        gpu.upload_async("A", &a16).await?,
-        gpu.upload_async("B", &b16).await?,
-    );
-    let dc16 = gpu.alloc_async::<f16>("C", n * n).await?;
+    let (da, db) = (gpu.upload("A", &a).await?, gpu.upload("B", &b).await?);
+    let dc = gpu.alloc::<f32>("C", n * n).await?;
+    let (da16, db16) = (gpu.upload("A", &a16).await?, gpu.upload("B", &b16).await?);
+    let dc16 = gpu.alloc::<f16>("C", n * n).await?;
     // f32 on the scalar units: the blocked kernel of lesson 02, and the fast one where it fits.
     // f16 on the scalar units (SHADER_F16), then on the matrix units (cooperative matrices),
     // where the adapter has them. (f16?, variant) of each call.
-    let f32_variant = gpu
-        .select_matmul(shape, Precision::F32, &Selection::Auto)?
-        .variant;
+    let f32_variant =
+        tilekit::kernels::matmul::select(gpu, shape, Precision::F32, &Selection::Auto)?.variant;
     let mut calls = vec![(false, Variant::BLOCKED)];
     if f32_variant != Variant::BLOCKED {
         calls.push((false, f32_variant));
     }
     let mut skipped = vec![];
     for v in [Variant::PIPELINED_F16, Variant::COOP] {
-        match gpu.plan_matmul(v, shape, None) {
+        match tilekit::kernels::matmul::plan(gpu, v, shape, None) {
             Ok(_) => calls.push((true, v)),
             Err(e) => skipped.push(format!("f16 {:<14} skipped: {e}", v.name())),
         }
     }
     // Each checked on its own poisoned C, then all timed side by side, in rounds
-    // (Gpu::measure_side_by_side_async), each round's runs back to back.
+    // (Gpu::measure_side_by_side), each round's runs back to back.
     for &(half, v) in &calls {
         let sel = Selection::Variant(v);
         r.verified &= if half {
-            gpu.poison_async(&dc16).await?;
-            gpu.matmul_on_device_async(&da16, &db16, &dc16, shape, &sel)
+            gpu.fill(&dc16, tilekit::POISON).await?;
+            gpu.matmul_on_device(&da16, &db16, &dc16, shape, &sel)
                 .await?;
-            let c: Vec<f32> = gpu
-                .read_async(&dc16)
-                .await?
-                .iter()
-                .map(|x| x.to_f32())
-                .collect();
+            let c: Vec<f32> = gpu.read(&dc16).await?.iter().map(|x| x.to_f32()).collect();
             verify_sampled(
                 &ah,
                 &bh,
@@ -312,24 +298,23 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
             )
             .is_ok()
         } else {
-            gpu.poison_async(&dc).await?;
-            gpu.matmul_on_device_async(&da, &db, &dc, shape, &sel)
-                .await?;
-            let c = gpu.read_async(&dc).await?;
+            gpu.fill(&dc, tilekit::POISON).await?;
+            gpu.matmul_on_device(&da, &db, &dc, shape, &sel).await?;
+            let c = gpu.read(&dc).await?;
             verify_sampled(&a, &b, &c, (n, n, n), 64, f32_bound).is_ok()
         };
     }
     let measured = gpu
-        .measure_side_by_side_back_to_back_async(
+        .measure_side_by_side(
+            tilekit::Repeat::BackToBack,
             calls.len(),
             async |i| {
                 let (half, v) = calls[i];
                 let sel = Selection::Variant(v);
                 if half {
-                    gpu.matmul_on_device_async(&da16, &db16, &dc16, shape, &sel)
-                        .await
+                    gpu.matmul_on_device(&da16, &db16, &dc16, shape, &sel).await
                 } else {
-                    gpu.matmul_on_device_async(&da, &db, &dc, shape, &sel).await
+                    gpu.matmul_on_device(&da, &db, &dc, shape, &sel).await
                 }
             },
             |r| r.timing.seconds,
@@ -375,18 +360,20 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
     if let Some(coop) = coop_rate {
         let (groups, iterations) = (528, size.pick(512, 4096));
         let sink = gpu
-            .alloc_async::<f32>("matrix sink", gpu.matrix_ceiling_sink_len(groups)?)
+            .alloc::<f32>(
+                "matrix sink",
+                tilekit::ceiling::matrix_sink_len(gpu, groups)?,
+            )
             .await?;
         let m = gpu
-            .measure_async(
-                async || gpu.matrix_ceiling_async(&sink, groups, iterations).await,
+            .measure(
+                tilekit::Repeat::Each,
+                async || tilekit::ceiling::matrix(gpu, &sink, groups, iterations).await,
                 |t| t.seconds,
             )
             .await?;
-        r.verified &= gpu
-            .matrix_ceiling_verified_async(&sink, groups, iterations)
-            .await?;
-        let units = gpu.matrix_ceiling_flops(groups, iterations)? as f64 / m.median;
+        r.verified &= tilekit::ceiling::matrix_verified(gpu, &sink, groups, iterations).await?;
+        let units = tilekit::ceiling::matrix_flops(gpu, groups, iterations)? as f64 / m.median;
         r.line(format!(
             "the matrix units alone (fragments in registers, nothing loaded): {} | coop reaches {:.0}% of it; the rest goes to feeding them (fragment loads from workgroup memory, a barrier per slice, staging, global loads)",
             crate::units::flops(units),

@@ -28,12 +28,13 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     let bound = ((n as f64).log2().ceil() + 2.0)
         * 2f64.powi(-24)
         * x.iter().map(|v| v.abs() as f64).sum::<f64>();
-    let input = gpu.upload_async("reduce input", &x).await?;
-    let copy_dst = gpu.alloc_async::<f32>("copy", n).await?;
+    let input = gpu.upload("reduce input", &x).await?;
+    let copy_dst = gpu.alloc::<f32>("copy", n).await?;
     let ceiling = gpu
-        .measure_async(
+        .measure(
+            tilekit::Repeat::Each,
             async || {
-                gpu.copy_on_device_async(&input, &copy_dst, wide::Width::Vec4)
+                gpu.copy_on_device(&input, &copy_dst, wide::Width::Vec4)
                     .await
             },
             |r| r.timing.seconds,
@@ -54,15 +55,13 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         if let Err(e) = gpu.require(v.needs(), v.name()) {
             // The adapter lacks the feature: say so, and check that the library says so too.
             r.line(format!("{}: skipped: {e}", v.name()));
-            r.verified &= gpu
-                .reduce_on_device_async(&input, Op::Sum, v)
-                .await
-                .is_err();
+            r.verified &= gpu.reduce_with(&input, Op::Sum, v).await.is_err();
             continue;
         }
         let (s, run) = gpu
-            .measure_async(
-                async || gpu.reduce_on_device_async(&input, Op::Sum, v).await,
+            .measure(
+                tilekit::Repeat::Each,
+                async || gpu.reduce_with(&input, Op::Sum, v).await,
                 |r| r.1.timing.seconds,
             )
             .await?

@@ -20,30 +20,35 @@ pub async fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
     );
     r.quote("shaders/reverse.wgsl", tilekit::shaders::REVERSE);
     let input: Vec<i32> = (0..64).collect();
-    let (out, _) = gpu.reverse_static_async(&input).await?;
+    let (out, _) = gpu
+        .reverse(&input, tilekit::kernels::reverse::Variant::Static)
+        .await?;
     let ok = out == (0..64).rev().collect::<Vec<_>>();
     r.verified &= ok;
     r.line(format!(
         "static 0..63 → {}..{} (expected 63..0)",
         out[0], out[63]
     ));
-    let (out, _) = gpu.reverse_dynamic_async(&input).await?;
+    let (out, _) = gpu
+        .reverse(&input, tilekit::kernels::reverse::Variant::Dynamic)
+        .await?;
     r.verified &= out == (0..64).rev().collect::<Vec<_>>();
     r.line(format!("dynamic N=64 → {}..{}", out[0], out[63]));
     let n = size.pick(100_003, 64 << 20);
     let x: Vec<u32> = (0..n as u32).collect();
     let (dx, dout) = (
-        gpu.upload_async("x", &x).await?,
-        gpu.alloc_async::<u32>("reversed", n).await?,
+        gpu.upload("x", &x).await?,
+        gpu.alloc::<u32>("reversed", n).await?,
     );
     let run = gpu
-        .measure_async(
-            async || gpu.reverse_on_device_async(&dx, &dout).await,
+        .measure(
+            tilekit::Repeat::Each,
+            async || gpu.reverse_on_device(&dx, &dout).await,
             |r| r.timing.seconds,
         )
         .await?
         .run;
-    let out = gpu.read_async(&dout).await?;
+    let out = gpu.read(&dout).await?;
     r.verified &= out
         .iter()
         .enumerate()

@@ -28,25 +28,25 @@ pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     let (dx, dout) = (
-        gpu.upload_async("x", &x).await?,
-        gpu.alloc_async::<f32>("transposed", m * n).await?,
+        gpu.upload("x", &x).await?,
+        gpu.alloc::<f32>("transposed", m * n).await?,
     );
     // Each variant checked on its own poisoned output, then all three timed side by side, in
     // rounds: padding's difference is small, and a CPU adapter drifts between one kernel's runs
     // and the next's by more.
     for v in Variant::ALL {
-        gpu.poison_async(&dout).await?;
-        gpu.transpose_on_device_async(&dx, &dout, (m, n), v, None)
-            .await?;
-        let out = gpu.read_async(&dout).await?;
+        gpu.fill(&dout, tilekit::POISON).await?;
+        gpu.transpose_on_device(&dx, &dout, (m, n), v, None).await?;
+        let out = gpu.read(&dout).await?;
         r.verified &=
             (0..m).all(|i| (0..n).all(|j| out[j * m + i].to_bits() == x[i * n + j].to_bits()));
     }
     let measured = gpu
-        .measure_side_by_side_async(
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
             Variant::ALL.len(),
             async |i| {
-                gpu.transpose_on_device_async(&dx, &dout, (m, n), Variant::ALL[i], None)
+                gpu.transpose_on_device(&dx, &dout, (m, n), Variant::ALL[i], None)
                     .await
             },
             |r| r.timing.seconds,

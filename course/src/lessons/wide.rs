@@ -31,28 +31,30 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         bars: vec![],
     };
     let (dx, dcopy) = (
-        gpu.upload_async("x", &x).await?,
-        gpu.alloc_async::<u32>("copy", n).await?,
+        gpu.upload("x", &x).await?,
+        gpu.alloc::<u32>("copy", n).await?,
     );
     // Each copy checked on its own poisoned output, then both widths timed side by side, in
     // rounds (a CPU adapter drifts between one kernel's runs and the other's), the copies and
     // the sums apart.
     for w in Width::ALL {
-        gpu.poison_async(&dcopy).await?;
-        gpu.copy_on_device_async(&dx, &dcopy, w).await?;
-        r.verified &= gpu.read_async(&dcopy).await? == x;
+        gpu.fill(&dcopy, tilekit::POISON).await?;
+        gpu.copy_on_device(&dx, &dcopy, w).await?;
+        r.verified &= gpu.read(&dcopy).await? == x;
     }
     let copies = gpu
-        .measure_side_by_side_async(
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
             Width::ALL.len(),
-            async |i| gpu.copy_on_device_async(&dx, &dcopy, Width::ALL[i]).await,
+            async |i| gpu.copy_on_device(&dx, &dcopy, Width::ALL[i]).await,
             |r| r.timing.seconds,
         )
         .await?;
     let sums = gpu
-        .measure_side_by_side_async(
+        .measure_side_by_side(
+            tilekit::Repeat::Each,
             Width::ALL.len(),
-            async |i| gpu.sum_on_device_async(&dx, Width::ALL[i]).await,
+            async |i| gpu.sum_on_device(&dx, Width::ALL[i]).await,
             |r| r.1.timing.seconds,
         )
         .await?;

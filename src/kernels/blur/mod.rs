@@ -94,116 +94,88 @@ fn window_adds(width: u64, height: u64, r: u64) -> u64 {
 }
 
 impl Gpu {
-    /// Blocking [`Gpu::blur_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn blur_on_device(
-        &self,
-        input: &DeviceBuffer<f32>,
-        output: &DeviceBuffer<f32>,
-        (width, height): (usize, usize),
-        radius: u32,
-        variant: Variant,
-    ) -> Result<BlurRun> {
-        crate::gpu::block_on(self.blur_on_device_async(
-            input,
-            output,
-            (width, height),
-            radius,
-            variant,
-        ))
-    }
-
     /// Blur a width×height grayscale image on the device into `output`.
-    pub async fn blur_on_device_async(
-        &self,
-        input: &DeviceBuffer<f32>,
-        output: &DeviceBuffer<f32>,
+    pub fn blur_on_device<'a>(
+        &'a self,
+        input: &'a DeviceBuffer<f32>,
+        output: &'a DeviceBuffer<f32>,
         (width, height): (usize, usize),
         radius: u32,
         variant: Variant,
-    ) -> Result<BlurRun> {
-        let pixels = grid_len(
-            "image",
-            (width, height),
-            &[("input", input.len()), ("output", output.len())],
-        )?;
-        if radius > MAX_RADIUS {
-            return Err(Error::SizeOverflow {
-                what: "BLUR_SIZE".into(),
-                detail: format!("{radius} (at most {MAX_RADIUS})"),
-            });
-        }
-        let (w, h) = (len_u32("width", width)?, len_u32("height", height)?);
-        let plan = self.planner().plan(&BlurTiling {
-            width: w,
-            height: h,
-            radius,
-        })?;
-        let t = plan.constant("TILE");
-        let tiles_x = w.div_ceil(t);
-        let tiles = tiles_x as u64 * h.div_ceil(t) as u64;
-        let params = self.uniform(&[w, h, tiles_x, 0u32]);
-        let timing = self
-            .launch(
-                &SHADER,
-                variant.name(),
-                &plan.constants(),
-                &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
-                tiles,
-            )
-            .await?;
-        let adds = window_adds(width as u64, height as u64, radius as u64);
-        let global_loads = match variant {
-            Variant::Naive => adds,
-            // Every workgroup stages its whole (TILE+2r)² square (pixels outside load nothing,
-            // but the lesson counts the staging as written).
-            Variant::Tiled => tiles * ((t + 2 * radius) as u64).pow(2),
-        };
-        let run = Run {
-            kernel: "blur",
-            variant: variant.name().into(),
-            elements: pixels as u64,
-            bytes: 2 * input.bytes(),
-            tile: plan.choice().label.clone(),
-            plan: Some(plan),
-            timing,
-        };
-        Ok(BlurRun {
-            run,
-            global_loads,
-            ratio: adds as f64 / global_loads as f64,
+    ) -> crate::Call<'a, BlurRun> {
+        crate::Call::new(async move {
+            let pixels = grid_len(
+                "image",
+                (width, height),
+                &[("input", input.len()), ("output", output.len())],
+            )?;
+            if radius > MAX_RADIUS {
+                return Err(Error::SizeOverflow {
+                    what: "BLUR_SIZE".into(),
+                    detail: format!("{radius} (at most {MAX_RADIUS})"),
+                });
+            }
+            let (w, h) = (len_u32("width", width)?, len_u32("height", height)?);
+            let plan = self.planner().plan(&BlurTiling {
+                width: w,
+                height: h,
+                radius,
+            })?;
+            let t = plan.constant("TILE");
+            let tiles_x = w.div_ceil(t);
+            let tiles = tiles_x as u64 * h.div_ceil(t) as u64;
+            let params = self.uniform(&[w, h, tiles_x, 0u32]);
+            let timing = self
+                .launch(
+                    &SHADER,
+                    variant.name(),
+                    &plan.constants(),
+                    &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
+                    tiles,
+                )
+                .await?;
+            let adds = window_adds(width as u64, height as u64, radius as u64);
+            let global_loads = match variant {
+                Variant::Naive => adds,
+                // Every workgroup stages its whole (TILE+2r)² square (pixels outside load nothing,
+                // but the lesson counts the staging as written).
+                Variant::Tiled => tiles * ((t + 2 * radius) as u64).pow(2),
+            };
+            let run = Run {
+                kernel: "blur",
+                variant: variant.name().into(),
+                elements: pixels as u64,
+                bytes: 2 * input.bytes(),
+                tile: plan.choice().label.clone(),
+                plan: Some(plan),
+                timing,
+            };
+            Ok(BlurRun {
+                run,
+                global_loads,
+                ratio: adds as f64 / global_loads as f64,
+            })
         })
     }
 
-    /// Blocking [`Gpu::blur_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn blur(
-        &self,
-        image: &[f32],
-        width: usize,
-        height: usize,
-        radius: u32,
-        variant: Variant,
-    ) -> Result<(Vec<f32>, BlurRun)> {
-        crate::gpu::block_on(self.blur_async(image, width, height, radius, variant))
-    }
-
     /// Blur a width×height grayscale image with a (2·radius+1)² box.
-    pub async fn blur_async(
-        &self,
-        image: &[f32],
+    pub fn blur<'a>(
+        &'a self,
+        image: &'a [f32],
         width: usize,
         height: usize,
         radius: u32,
         variant: Variant,
-    ) -> Result<(Vec<f32>, BlurRun)> {
-        let pixels = grid_len("image", (width, height), &[("input", image.len())])?;
-        let input = self.upload_async("image", image).await?;
-        let output = self.alloc_async::<f32>("blurred", pixels).await?;
-        let run = self
-            .blur_on_device_async(&input, &output, (width, height), radius, variant)
-            .await?;
-        Ok((self.read_async(&output).await?, run))
+    ) -> crate::Call<'a, (Vec<f32>, BlurRun)> {
+        crate::Call::new(async move {
+            let pixels = grid_len("image", (width, height), &[("input", image.len())])?;
+            let input = self.upload("image", image).await?;
+            let output = self.alloc::<f32>("blurred", pixels).await?;
+            let run = self
+                .blur_on_device(&input, &output, (width, height), radius, variant)
+                .await?;
+            Ok((self.read(&output).await?, run))
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::pipeline::Shader;
 use crate::plan::{KernelUse, Planner};
-use crate::{Error, Gpu, Result};
+use crate::{Error, Gpu};
 
 const SHADER: Shader = Shader::file("carve", include_str!("../../../shaders/carve.wgsl"));
 
@@ -29,92 +29,83 @@ pub struct Carved {
 }
 
 impl Gpu {
-    /// Blocking [`Gpu::carved_reverse_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn carved_reverse(
-        &self,
-        ints: &[i32],
-        floats: &[f32],
-        chars: &[u8],
-    ) -> Result<(Carved, Run)> {
-        crate::gpu::block_on(self.carved_reverse_async(ints, floats, chars))
-    }
-
     /// Reverse `n` records (an i32, an f32 and four bytes each) through one workgroup pool of
     /// 3·n words carved into an i32, an f32 and a byte part. `chars.len()` must be `4 n`.
-    pub async fn carved_reverse_async(
-        &self,
-        ints: &[i32],
-        floats: &[f32],
-        chars: &[u8],
-    ) -> Result<(Carved, Run)> {
-        let n = len_u32("carved records", ints.len())?;
-        if n == 0 {
-            return Err(Error::zero("carved records"));
-        }
-        if floats.len() != ints.len() {
-            return Err(Error::mismatch(
-                "float part length",
-                ints.len(),
-                floats.len(),
-            ));
-        }
-        if chars.len() != 4 * ints.len() {
-            return Err(Error::mismatch(
-                "char part length (4 per record)",
-                4 * ints.len(),
-                chars.len(),
-            ));
-        }
-        self.planner()
-            .check(&format!("carved pool of {n} records"), [n, 1, 1], usage(n))?;
-        let words: Vec<u32> = chars
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let bi = self.upload_async("ints", ints).await?;
-        let bf = self.upload_async("floats", floats).await?;
-        let bc = self.upload_async("chars", &words).await?;
-        let oi = self.alloc_async::<i32>("out ints", ints.len()).await?;
-        let of = self.alloc_async::<f32>("out floats", ints.len()).await?;
-        let oc = self.alloc_async::<u32>("out chars", ints.len()).await?;
-        let timing = self
-            .launch(
-                &SHADER,
-                "carved_reverse",
-                &[("N".to_string(), n as f64)],
-                &[
-                    (0, bi.bind()),
-                    (1, bf.bind()),
-                    (2, bc.bind()),
-                    (3, oi.bind()),
-                    (4, of.bind()),
-                    (5, oc.bind()),
-                ],
-                1,
-            )
-            .await?;
-        let chars_out: Vec<u8> = self
-            .read_async(&oc)
-            .await?
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let carved = Carved {
-            ints: self.read_async(&oi).await?,
-            floats: self.read_async(&of).await?,
-            chars: chars_out,
-        };
-        let run = Run {
-            kernel: "carve",
-            variant: "carved".into(),
-            elements: n as u64,
-            bytes: 2 * 12 * n as u64,
-            tile: format!("N={n}: pool of {} bytes", 12 * n),
-            plan: None,
-            timing,
-        };
-        Ok((carved, run))
+    pub fn carved_reverse<'a>(
+        &'a self,
+        ints: &'a [i32],
+        floats: &'a [f32],
+        chars: &'a [u8],
+    ) -> crate::Call<'a, (Carved, Run)> {
+        crate::Call::new(async move {
+            let n = len_u32("carved records", ints.len())?;
+            if n == 0 {
+                return Err(Error::zero("carved records"));
+            }
+            if floats.len() != ints.len() {
+                return Err(Error::mismatch(
+                    "float part length",
+                    ints.len(),
+                    floats.len(),
+                ));
+            }
+            if chars.len() != 4 * ints.len() {
+                return Err(Error::mismatch(
+                    "char part length (4 per record)",
+                    4 * ints.len(),
+                    chars.len(),
+                ));
+            }
+            self.planner()
+                .check(&format!("carved pool of {n} records"), [n, 1, 1], usage(n))?;
+            let words: Vec<u32> = chars
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let bi = self.upload("ints", ints).await?;
+            let bf = self.upload("floats", floats).await?;
+            let bc = self.upload("chars", &words).await?;
+            let oi = self.alloc::<i32>("out ints", ints.len()).await?;
+            let of = self.alloc::<f32>("out floats", ints.len()).await?;
+            let oc = self.alloc::<u32>("out chars", ints.len()).await?;
+            let timing = self
+                .launch(
+                    &SHADER,
+                    "carved_reverse",
+                    &[("N".to_string(), n as f64)],
+                    &[
+                        (0, bi.bind()),
+                        (1, bf.bind()),
+                        (2, bc.bind()),
+                        (3, oi.bind()),
+                        (4, of.bind()),
+                        (5, oc.bind()),
+                    ],
+                    1,
+                )
+                .await?;
+            let chars_out: Vec<u8> = self
+                .read(&oc)
+                .await?
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let carved = Carved {
+                ints: self.read(&oi).await?,
+                floats: self.read(&of).await?,
+                chars: chars_out,
+            };
+            let run = Run {
+                kernel: "carve",
+                variant: "carved".into(),
+                elements: n as u64,
+                bytes: 2 * 12 * n as u64,
+                tile: format!("N={n}: pool of {} bytes", 12 * n),
+                plan: None,
+                timing,
+            };
+            Ok((carved, run))
+        })
     }
 }
 

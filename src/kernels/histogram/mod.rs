@@ -6,7 +6,7 @@ use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::{KernelUse, Planner};
-use crate::{Error, Gpu, Result};
+use crate::{Error, Gpu};
 
 const SHADER: Shader = Shader::file("histogram", include_str!("../../../shaders/histogram.wgsl"));
 const WG: u32 = 256;
@@ -46,113 +46,104 @@ pub enum Values {
 }
 
 impl Gpu {
-    /// Blocking [`Gpu::histogram_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn histogram_on_device(
-        &self,
-        words: &DeviceBuffer<u32>,
-        values: Values,
-        variant: Variant,
-    ) -> Result<([u32; 256], Run)> {
-        crate::gpu::block_on(self.histogram_on_device_async(words, values, variant))
-    }
-
     /// Count the values in `words` on the device.
-    pub async fn histogram_on_device_async(
-        &self,
-        words: &DeviceBuffer<u32>,
+    pub fn histogram_on_device<'a>(
+        &'a self,
+        words: &'a DeviceBuffer<u32>,
         values: Values,
         variant: Variant,
-    ) -> Result<([u32; 256], Run)> {
-        let (n, packed, needed) = match values {
-            Values::U8(n) => (n, true, n.div_ceil(4)),
-            Values::U32(n) => (n, false, n),
-        };
-        if n == 0 {
-            return Err(Error::zero("histogram input"));
-        }
-        if words.len() < needed {
-            return Err(Error::mismatch(
-                format!("histogram input words for {values:?}"),
-                needed,
-                words.len(),
-            ));
-        }
-        let n32 = len_u32("histogram input", n)?;
-        self.planner()
-            .check("histogram workgroup", [WG, 1, 1], USAGE)?;
-        // The bins accumulate, so they start at zero (not poisoned).
-        let bins = self.zeros_async::<u32>("histogram bins", 256).await?;
-        let groups = self.grid_stride_groups(USAGE, n as u64);
-        let params = self.params2(n32, groups);
-        let step = self
-            .step(
-                &SHADER,
-                variant.entry(),
-                &constants(packed),
-                &[(0, words.bind()), (1, bins.bind()), (2, params.bind())],
-                groups as u64,
-            )
-            .await?;
-        // The launch and the readback of the bins: one submission, one wait.
-        let (timing, bytes) = self
-            .execute_and_read_as::<u8>(&[step], bins.raw(), 1024, true)
-            .await?;
-        let mut counts = [0u32; 256];
-        counts.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, u32>(&bytes));
-        let run = Run {
-            kernel: "histogram",
-            variant: variant.name().into(),
-            elements: n as u64,
-            bytes: (if packed { n as u64 } else { 4 * n as u64 }) + 1024,
-            tile: format!("WG={WG}, {groups} workgroups"),
-            plan: None,
-            timing,
-        };
-        Ok((counts, run))
+    ) -> crate::Call<'a, ([u32; 256], Run)> {
+        crate::Call::new(async move {
+            let (n, packed, needed) = match values {
+                Values::U8(n) => (n, true, n.div_ceil(4)),
+                Values::U32(n) => (n, false, n),
+            };
+            if n == 0 {
+                return Err(Error::zero("histogram input"));
+            }
+            if words.len() < needed {
+                return Err(Error::mismatch(
+                    format!("histogram input words for {values:?}"),
+                    needed,
+                    words.len(),
+                ));
+            }
+            let n32 = len_u32("histogram input", n)?;
+            self.planner()
+                .check("histogram workgroup", [WG, 1, 1], USAGE)?;
+            // The bins accumulate, so they start at zero (not poisoned).
+            let bins = self.zeros::<u32>("histogram bins", 256).await?;
+            let groups = self.grid_stride_groups(USAGE, n as u64);
+            let params = self.params2(n32, groups);
+            let step = self
+                .step(
+                    &SHADER,
+                    variant.entry(),
+                    &constants(packed),
+                    &[(0, words.bind()), (1, bins.bind()), (2, params.bind())],
+                    groups as u64,
+                )
+                .await?;
+            // The launch and the readback of the bins: one submission, one wait.
+            let (timing, bytes) = self
+                .execute_and_read_as::<u8>(&[step], bins.raw(), 1024, true)
+                .await?;
+            let mut counts = [0u32; 256];
+            counts.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, u32>(&bytes));
+            let run = Run {
+                kernel: "histogram",
+                variant: variant.name().into(),
+                elements: n as u64,
+                bytes: (if packed { n as u64 } else { 4 * n as u64 }) + 1024,
+                tile: format!("WG={WG}, {groups} workgroups"),
+                plan: None,
+                timing,
+            };
+            Ok((counts, run))
+        })
     }
 
-    /// Blocking [`Gpu::histogram_u8_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn histogram_u8(&self, data: &[u8], variant: Variant) -> Result<([u32; 256], Run)> {
-        crate::gpu::block_on(self.histogram_u8_async(data, variant))
-    }
-
-    /// Histogram of bytes: bin = the byte's value.
-    pub async fn histogram_u8_async(
-        &self,
-        data: &[u8],
+    /// Histogram of `data` on the host: bytes are binned by their value, u32 values by their low
+    /// byte (`v & 0xff`).
+    pub fn histogram<'a, T: Binned>(
+        &'a self,
+        data: &'a [T],
         variant: Variant,
-    ) -> Result<([u32; 256], Run)> {
-        if data.is_empty() {
-            return Err(Error::zero("histogram input"));
-        }
-        let words = self
-            .upload_async("histogram input", &pack_bytes(data))
-            .await?;
-        self.histogram_on_device_async(&words, Values::U8(data.len()), variant)
-            .await
+    ) -> crate::Call<'a, ([u32; 256], Run)> {
+        crate::Call::new(async move {
+            if data.is_empty() {
+                return Err(Error::zero("histogram input"));
+            }
+            let (words, values) = T::words(data);
+            let words = self.upload("histogram input", &words).await?;
+            self.histogram_on_device(&words, values, variant).await
+        })
     }
+}
 
-    /// Blocking [`Gpu::histogram_u32_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn histogram_u32(&self, data: &[u32], variant: Variant) -> Result<([u32; 256], Run)> {
-        crate::gpu::block_on(self.histogram_u32_async(data, variant))
-    }
+/// The values a histogram bins: bytes (packed four to a word on the device) and u32 values
+/// (binned by their low byte).
+pub trait Binned: bytemuck::Pod + sealed::Sealed {
+    /// The words the kernel reads, and what they hold.
+    fn words(data: &[Self]) -> (std::borrow::Cow<'_, [u32]>, Values);
+}
 
-    /// Histogram of u32 values binned by their low byte (`v & 0xff`).
-    pub async fn histogram_u32_async(
-        &self,
-        data: &[u32],
-        variant: Variant,
-    ) -> Result<([u32; 256], Run)> {
-        if data.is_empty() {
-            return Err(Error::zero("histogram input"));
-        }
-        let words = self.upload_async("histogram input", data).await?;
-        self.histogram_on_device_async(&words, Values::U32(data.len()), variant)
-            .await
+impl Binned for u8 {
+    fn words(data: &[u8]) -> (std::borrow::Cow<'_, [u32]>, Values) {
+        (pack_bytes(data).into(), Values::U8(data.len()))
     }
+}
+
+impl Binned for u32 {
+    fn words(data: &[u32]) -> (std::borrow::Cow<'_, [u32]>, Values) {
+        (data.into(), Values::U32(data.len()))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u32 {}
 }
 
 /// Bytes packed four per u32 word, little-endian, the last word padded with zeros.

@@ -60,44 +60,20 @@ impl Gpu {
         Ok(())
     }
 
-    /// Blocking [`Gpu::matmul_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_on_device<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<MatmulRun> {
-        crate::gpu::block_on(self.matmul_on_device_async(a, b, c, shape, selection))
-    }
-
     /// C = A·B on device buffers (no readback) with the kernel `selection` resolves to.
-    pub async fn matmul_on_device_async<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+    pub fn matmul_on_device<'a, T: Element>(
+        &'a self,
+        a: &'a DeviceBuffer<T>,
+        b: &'a DeviceBuffer<T>,
+        c: &'a DeviceBuffer<T>,
         shape: Shape,
-        selection: &Selection,
-    ) -> Result<MatmulRun> {
-        let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
-        let call = Call::new((a, b, c), shape, chosen);
-        Ok(self.submit_matmul(call, false, true).await?.0)
-    }
-
-    /// Blocking [`Gpu::matmul_queue_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_queue<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<Chosen> {
-        crate::gpu::block_on(self.matmul_queue_async(a, b, c, shape, selection))
+        selection: &'a Selection,
+    ) -> crate::Call<'a, MatmulRun> {
+        crate::Call::new(async move {
+            let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
+            let call = Call::new((a, b, c), shape, chosen);
+            Ok(self.submit_matmul(call, false, true).await?.0)
+        })
     }
 
     /// C = A·B on device buffers, queued: not waited for, as a CUDA launch (or PyTorch's
@@ -111,49 +87,38 @@ impl Gpu {
     /// is held. Bad input is refused here, before anything is recorded; an error of the GPU's
     /// while running comes back from the next wait. Returns what was chosen (no figures: nothing
     /// was timed).
-    pub async fn matmul_queue_async<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+    pub fn matmul_queue<'a, T: Element>(
+        &'a self,
+        a: &'a DeviceBuffer<T>,
+        b: &'a DeviceBuffer<T>,
+        c: &'a DeviceBuffer<T>,
         shape: Shape,
-        selection: &Selection,
-    ) -> Result<Chosen> {
-        let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
-        let call = Call::new((a, b, c), shape, chosen.clone());
-        let (steps, scratch, _) = self.launch_call(call).await?;
-        self.enqueue(&steps).await?;
-        // Back to the pool before the GPU has read them: see Gpu::enqueue.
-        drop(scratch);
-        Ok(chosen)
-    }
-
-    /// Blocking [`Gpu::matmul_read_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_read<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        crate::gpu::block_on(self.matmul_read_async(a, b, c, shape, selection))
+        selection: &'a Selection,
+    ) -> crate::Call<'a, Chosen> {
+        crate::Call::new(async move {
+            let chosen = self.select_matmul(shape, T::PRECISION, selection)?;
+            let call = Call::new((a, b, c), shape, chosen.clone());
+            let (steps, scratch, _) = self.launch_call(call).await?;
+            self.enqueue(&steps).await?;
+            // Back to the pool before the GPU has read them: see Gpu::enqueue.
+            drop(scratch);
+            Ok(chosen)
+        })
     }
 
     /// C = A·B on device buffers, and C read back in the same submission (one wait per call:
     /// the least a whole call can cost). Untimed by the GPU: the run's timing is the wall clock
     /// of the submission and its wait ([`crate::Clock::WallClock`]); [`Gpu::matmul_on_device`]
     /// and [`Gpu::measure_matmul`] give the kernels' own time.
-    pub async fn matmul_read_async<T: Element>(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+    pub fn matmul_read<'a, T: Element>(
+        &'a self,
+        a: &'a DeviceBuffer<T>,
+        b: &'a DeviceBuffer<T>,
+        c: &'a DeviceBuffer<T>,
         shape: Shape,
-        selection: &Selection,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        self.read_product((a, b, c), shape, selection, false).await
+        selection: &'a Selection,
+    ) -> crate::Call<'a, (Vec<T>, MatmulRun)> {
+        crate::Call::new(async move { self.read_product((a, b, c), shape, selection, false).await })
     }
 
     /// A product read back in its own submission, timed by the GPU's timestamps or not.
@@ -170,39 +135,30 @@ impl Gpu {
         Ok((data.unwrap_or_default(), run))
     }
 
-    /// Blocking [`Gpu::measure_matmul_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn measure_matmul<T: Element>(
-        &self,
-        (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<(Measured<MatmulRun>, Vec<f32>)> {
-        crate::gpu::block_on(self.measure_matmul_async((a, b, c), shape, selection))
-    }
-
     /// Time `selection` on device buffers warm, as back-to-back launches
-    /// ([`Gpu::measure_back_to_back_async`]: C is the same however often it runs), and read C
+    /// ([`crate::measure::Repeat::BackToBack`]: C is the same however often it runs), and read C
     /// back as f32: how the tour's lessons and the autotuner measure a kernel.
-    pub async fn measure_matmul_async<T: Element>(
-        &self,
-        (a, b, c): (&DeviceBuffer<T>, &DeviceBuffer<T>, &DeviceBuffer<T>),
+    pub(crate) fn measure_matmul<'a, T: Element>(
+        &'a self,
+        (a, b, c): (
+            &'a DeviceBuffer<T>,
+            &'a DeviceBuffer<T>,
+            &'a DeviceBuffer<T>,
+        ),
         shape: Shape,
-        selection: &Selection,
-    ) -> Result<(Measured<MatmulRun>, Vec<f32>)> {
-        let run = self
-            .measure_back_to_back_async(
-                async || self.matmul_on_device_async(a, b, c, shape, selection).await,
-                |r| r.timing.seconds,
-            )
-            .await?;
-        let out = self
-            .read_async(c)
-            .await?
-            .into_iter()
-            .map(T::to_f32)
-            .collect();
-        Ok((run, out))
+        selection: &'a Selection,
+    ) -> crate::Call<'a, (Measured<MatmulRun>, Vec<f32>)> {
+        crate::Call::new(async move {
+            let run = self
+                .measure(
+                    crate::Repeat::BackToBack,
+                    async || self.matmul_on_device(a, b, c, shape, selection).await,
+                    |r| r.timing.seconds,
+                )
+                .await?;
+            let out = self.read(c).await?.into_iter().map(T::to_f32).collect();
+            Ok((run, out))
+        })
     }
 
     /// The call checked and launched: its steps (the call's own in front), the scratch buffers
@@ -266,7 +222,7 @@ impl Gpu {
 
     /// The call's steps in one submission and one wait, C read back in it or not, timed by the
     /// GPU's timestamps (the run's figures: [`Gpu::matmul_on_device`], the command line's
-    /// [`Gpu::matmul_with`]) or by the wall clock only, for a call that wants the answer
+    /// [`Gpu::matmul`]) or by the wall clock only, for a call that wants the answer
     /// (`Gpu::matmul`, `Gpu::matmul_read`): resolving the queries, copying them out and mapping
     /// them a second time is a large part of a small call (BENCHMARKS.md, "The per-call tax").
     async fn submit_matmul<T: Element, O: Element>(
@@ -289,29 +245,21 @@ impl Gpu {
         Ok((run(timing), data))
     }
 
-    /// Blocking [`Gpu::matmul_with_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_with<T: Element>(
-        &self,
-        a: &[T],
-        b: &[T],
-        (m, k, n): (usize, usize, usize),
-        selection: &Selection,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        crate::gpu::block_on(self.matmul_with_async(a, b, (m, k, n), selection))
-    }
-
     /// C = A·B for row-major host slices (A m×k, B k×n) with the kernel `selection` resolves
-    /// to; returns C and the run's figures (timed by the GPU's timestamps where it has them).
-    pub async fn matmul_with_async<T: Element>(
-        &self,
-        a: &[T],
-        b: &[T],
+    /// to (`Selection::Auto`: this adapter's tuned winner, else the planner's choice); returns C
+    /// and the run's figures (timed by the GPU's timestamps where it has them). Data used again
+    /// can stay on the GPU: [`Gpu::matmul_on_device`], [`Gpu::matmul_queue`].
+    pub fn matmul<'a, T: Element>(
+        &'a self,
+        a: &'a [T],
+        b: &'a [T],
         (m, k, n): (usize, usize, usize),
-        selection: &Selection,
-    ) -> Result<(Vec<T>, MatmulRun)> {
-        self.product_of_slices(a, b, (m, k, n), selection, true)
-            .await
+        selection: &'a Selection,
+    ) -> crate::Call<'a, (Vec<T>, MatmulRun)> {
+        crate::Call::new(async move {
+            self.product_of_slices(a, b, (m, k, n), selection, true)
+                .await
+        })
     }
 
     /// Upload A and B, multiply, read C back: timed by the GPU or not (`submit_matmul`).
@@ -326,66 +274,11 @@ impl Gpu {
         let shape = Shape::new(m, k, n)?;
         self.check_lengths(shape, [a.len(), b.len(), m * n])?;
         self.check_buffer::<T>("matrix C", m * n)?;
-        let da = self.upload_async("matrix A", a).await?;
-        let db = self.upload_async("matrix B", b).await?;
-        let dc = self.alloc_async::<T>("matrix C", m * n).await?;
+        let da = self.upload("matrix A", a).await?;
+        let db = self.upload("matrix B", b).await?;
+        let dc = self.alloc::<T>("matrix C", m * n).await?;
         self.read_product((&da, &db, &dc), shape, selection, timed)
             .await
-    }
-
-    /// Blocking [`Gpu::matmul_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul(&self, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>> {
-        crate::gpu::block_on(self.matmul_async(a, b, m, k, n))
-    }
-
-    /// C = A·B for row-major host slices (A m×k, B k×n), with the kernel chosen for this shape
-    /// (the autotuner's, else the planner's). The answer only: no timestamps are taken.
-    pub async fn matmul_async(
-        &self,
-        a: &[f32],
-        b: &[f32],
-        m: usize,
-        k: usize,
-        n: usize,
-    ) -> Result<Vec<f32>> {
-        Ok(self
-            .product_of_slices(a, b, (m, k, n), &Selection::Auto, false)
-            .await?
-            .0)
-    }
-
-    /// Blocking [`Gpu::matmul_f16_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_f16_on_device(
-        &self,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        c: &DeviceBuffer<f32>,
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<MatmulRun> {
-        crate::gpu::block_on(self.matmul_f16_on_device_async(a, b, c, shape, selection))
-    }
-
-    /// C = A·B computed in f16 for f32 operands on the device: A and B converted to f16 on the
-    /// GPU ([`Gpu::to_f16`]), multiplied by the f16 kernel `selection` resolves to (the matrix
-    /// units where the adapter has them) with f32 accumulation, C written as f32. Each input is
-    /// rounded to f16 once (11 significant bits), so an element's error is about 2⁻¹⁰·Σ|a·b| on
-    /// top of the f32 bound; values beyond f16's range (±65,504) become infinities, so the
-    /// host-slice form [`Gpu::matmul_f16`] refuses them.
-    pub async fn matmul_f16_on_device_async(
-        &self,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        c: &DeviceBuffer<f32>,
-        shape: Shape,
-        selection: &Selection,
-    ) -> Result<MatmulRun> {
-        Ok(self
-            .f16_product((a, b, c), shape, selection, false)
-            .await?
-            .0)
     }
 
     /// f16 compute of f32 operands on the device, C read back in the same submission or not:
@@ -410,44 +303,38 @@ impl Gpu {
         self.submit_matmul(call, read, true).await
     }
 
-    /// Blocking [`Gpu::matmul_f16_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matmul_f16(
-        &self,
-        a: &[f32],
-        b: &[f32],
+    /// C = A·B computed in f16 for f32 host slices: A and B converted to f16 on the GPU
+    /// ([`Gpu::to_f16`]), multiplied by the f16 kernel `selection` resolves to (the matrix units
+    /// where the adapter has them) with f32 accumulation, C read back as f32. Each input is
+    /// rounded to f16 once (11 significant bits), so an element's error is about 2⁻¹⁰·Σ|a·b| on
+    /// top of the f32 bound. Values that f16 cannot hold (|x| > 65,504, or NaN) are refused with
+    /// the index of the first.
+    pub fn matmul_f16<'a>(
+        &'a self,
+        a: &'a [f32],
+        b: &'a [f32],
         (m, k, n): (usize, usize, usize),
-        selection: &Selection,
-    ) -> Result<(Vec<f32>, MatmulRun)> {
-        crate::gpu::block_on(self.matmul_f16_async(a, b, (m, k, n), selection))
-    }
-
-    /// [`Gpu::matmul_f16_on_device`] for host slices: f32 in, f32 out, f16 compute. Values that
-    /// f16 cannot hold (|x| > 65,504, or NaN) are refused with the index of the first.
-    pub async fn matmul_f16_async(
-        &self,
-        a: &[f32],
-        b: &[f32],
-        (m, k, n): (usize, usize, usize),
-        selection: &Selection,
-    ) -> Result<(Vec<f32>, MatmulRun)> {
-        let shape = Shape::new(m, k, n)?;
-        self.check_lengths(shape, [a.len(), b.len(), m * n])?;
-        for (what, data) in [("matrix A", a), ("matrix B", b)] {
-            if let Some(i) = data.iter().position(|x| x.is_nan() || x.abs() > 65504.0) {
-                return Err(Error::OutOfRange {
-                    what: format!("{what} element {i} for f16 compute"),
-                    value: data[i].to_string(),
-                    limit: "f16's finite range ±65504".into(),
-                });
+        selection: &'a Selection,
+    ) -> crate::Call<'a, (Vec<f32>, MatmulRun)> {
+        crate::Call::new(async move {
+            let shape = Shape::new(m, k, n)?;
+            self.check_lengths(shape, [a.len(), b.len(), m * n])?;
+            for (what, data) in [("matrix A", a), ("matrix B", b)] {
+                if let Some(i) = data.iter().position(|x| x.is_nan() || x.abs() > 65504.0) {
+                    return Err(Error::OutOfRange {
+                        what: format!("{what} element {i} for f16 compute"),
+                        value: data[i].to_string(),
+                        limit: "f16's finite range ±65504".into(),
+                    });
+                }
             }
-        }
-        let da = self.upload_async("matrix A", a).await?;
-        let db = self.upload_async("matrix B", b).await?;
-        let dc = self.alloc_async::<f32>("matrix C", m * n).await?;
-        let (run, c) = self
-            .f16_product((&da, &db, &dc), shape, selection, true)
-            .await?;
-        Ok((c.unwrap_or_default(), run))
+            let da = self.upload("matrix A", a).await?;
+            let db = self.upload("matrix B", b).await?;
+            let dc = self.alloc::<f32>("matrix C", m * n).await?;
+            let (run, c) = self
+                .f16_product((&da, &db, &dc), shape, selection, true)
+                .await?;
+            Ok((c.unwrap_or_default(), run))
+        })
     }
 }

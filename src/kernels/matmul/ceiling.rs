@@ -61,16 +61,16 @@ impl Gpu {
         Ok(coop::CoopTiling::new(shape, &self.caps(), &self.summary.name)?.subgroup)
     }
 
-    /// The floats [`Gpu::matrix_ceiling_async`]'s sink must hold for `groups` workgroups: a
+    /// The floats [`Gpu::matrix_ceiling`]'s sink must hold for `groups` workgroups: a
     /// 32×64 block per subgroup.
-    pub fn matrix_ceiling_sink_len(&self, groups: u32) -> Result<usize> {
+    pub(crate) fn matrix_ceiling_sink_len(&self, groups: u32) -> Result<usize> {
         let subgroups = (MATRIX_WG / self.matrix_subgroup()?) as usize;
         Ok(groups as usize * subgroups * MATRIX_BLOCK.0 * MATRIX_BLOCK.1)
     }
 
-    /// The FLOPs of one [`Gpu::matrix_ceiling_async`] run: eight 16×16×16 products per subgroup
+    /// The FLOPs of one [`Gpu::matrix_ceiling`] run: eight 16×16×16 products per subgroup
     /// per step.
-    pub fn matrix_ceiling_flops(&self, groups: u32, iterations: u32) -> Result<u64> {
+    pub(crate) fn matrix_ceiling_flops(&self, groups: u32, iterations: u32) -> Result<u64> {
         let subgroups = (MATRIX_WG / self.matrix_subgroup()?) as u64;
         Ok(groups as u64 * subgroups * iterations as u64 * 8 * 2 * 16 * 16 * 16)
     }
@@ -79,72 +79,54 @@ impl Gpu {
     /// `iterations` steps of eight independent 16×16×16 cooperative-matrix multiply-adds (f16 in,
     /// f32 accumulators: the fragment and the grid of the cooperative matmul), each subgroup
     /// storing its 32×64 block of accumulators into `sink` ([`Gpu::matrix_ceiling_sink_len`]
-    /// long; [`Gpu::matrix_ceiling_verified_async`] checks it). A typed error where the
+    /// long; [`Gpu::matrix_ceiling_verified`] checks it). A typed error where the
     /// adapter has no such fragment or no fixed subgroup size.
-    pub async fn matrix_ceiling_async(
-        &self,
-        sink: &DeviceBuffer<f32>,
+    pub(crate) fn matrix_ceiling<'a>(
+        &'a self,
+        sink: &'a DeviceBuffer<f32>,
         groups: u32,
         iterations: u32,
-    ) -> Result<Timing> {
-        let subgroup = self.matrix_subgroup()?;
-        let len = self.matrix_ceiling_sink_len(groups)?;
-        if sink.len() < len {
-            return Err(crate::Error::mismatch(
-                "matrix ceiling sink length",
-                len,
-                sink.len(),
-            ));
-        }
-        let params = self.uniform(&[iterations, groups, (1.0f32 / 64.0).to_bits(), 0]);
-        self.launch(
-            &MATRIX,
-            "matrix_chains",
-            &[
-                ("SG".into(), subgroup as f64),
-                ("SUBGROUPS".into(), (MATRIX_WG / subgroup) as f64),
-            ],
-            &[(0, sink.bind()), (1, params.bind())],
-            groups as u64,
-        )
-        .await
+    ) -> crate::Call<'a, Timing> {
+        crate::Call::new(async move {
+            let subgroup = self.matrix_subgroup()?;
+            let len = self.matrix_ceiling_sink_len(groups)?;
+            if sink.len() < len {
+                return Err(crate::Error::mismatch(
+                    "matrix ceiling sink length",
+                    len,
+                    sink.len(),
+                ));
+            }
+            let params = self.uniform(&[iterations, groups, (1.0f32 / 64.0).to_bits(), 0]);
+            self.launch(
+                &MATRIX,
+                "matrix_chains",
+                &[
+                    ("SG".into(), subgroup as f64),
+                    ("SUBGROUPS".into(), (MATRIX_WG / subgroup) as f64),
+                ],
+                &[(0, sink.bind()), (1, params.bind())],
+                groups as u64,
+            )
+            .await
+        })
     }
 
-    /// Whether every subgroup's block in `sink` after a [`Gpu::matrix_ceiling_async`] run of
+    /// Whether every subgroup's block in `sink` after a [`Gpu::matrix_ceiling`] run of
     /// `groups` workgroups and `iterations` steps is `iterations · A·B` (within 10⁻⁶ of it: the
     /// sums are exact in f32, but a matrix unit may round its partial sums differently).
-    pub async fn matrix_ceiling_verified_async(
-        &self,
-        sink: &DeviceBuffer<f32>,
+    pub(crate) fn matrix_ceiling_verified<'a>(
+        &'a self,
+        sink: &'a DeviceBuffer<f32>,
         groups: u32,
         iterations: u32,
-    ) -> Result<bool> {
-        let len = self.matrix_ceiling_sink_len(groups)?;
-        let want = matrix_ceiling_expected(iterations);
-        let got = self.read_async(sink).await?;
-        Ok(crate::ceiling::every_block_is(&got, len, &want, 1e-6))
-    }
-
-    /// Blocking [`Gpu::matrix_ceiling_verified_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matrix_ceiling_verified(
-        &self,
-        sink: &DeviceBuffer<f32>,
-        groups: u32,
-        iterations: u32,
-    ) -> Result<bool> {
-        crate::gpu::block_on(self.matrix_ceiling_verified_async(sink, groups, iterations))
-    }
-
-    /// Blocking [`Gpu::matrix_ceiling_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matrix_ceiling(
-        &self,
-        sink: &DeviceBuffer<f32>,
-        groups: u32,
-        iterations: u32,
-    ) -> Result<Timing> {
-        crate::gpu::block_on(self.matrix_ceiling_async(sink, groups, iterations))
+    ) -> crate::Call<'a, bool> {
+        crate::Call::new(async move {
+            let len = self.matrix_ceiling_sink_len(groups)?;
+            let want = matrix_ceiling_expected(iterations);
+            let got = self.read(sink).await?;
+            Ok(crate::ceiling::every_block_is(&got, len, &want, 1e-6))
+        })
     }
 }
 

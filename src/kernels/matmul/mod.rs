@@ -27,7 +27,10 @@ pub mod tiled;
 pub mod tune;
 mod verify;
 
-pub use select::{Chosen, Selection, GEMV_F16_MAX_M_BESIDE_COOP, GEMV_MAX_M};
+pub use select::{
+    measured_rates, plan, planner_choice, select, Chosen, Selection, GEMV_F16_MAX_M_BESIDE_COOP,
+    GEMV_MAX_M,
+};
 
 pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verify_sampled};
 

@@ -77,7 +77,7 @@ pub const GEMV_F16_MAX_M_BESIDE_COOP: u32 = 8;
 impl Gpu {
     /// Resolve `selection` for `shape` at `precision`: the variant, its plan and who chose them
     /// (see the module's rules). Nothing is built or launched.
-    pub fn select_matmul(
+    pub(crate) fn select_matmul(
         &self,
         shape: Shape,
         precision: Precision,
@@ -138,7 +138,7 @@ impl Gpu {
 
     /// The planner's rules alone (no autotuner): the first variant in the order for shapes like
     /// this one that fits this adapter.
-    pub fn planner_choice(&self, shape: Shape, precision: Precision) -> Result<Variant> {
+    pub(crate) fn planner_choice(&self, shape: Shape, precision: Precision) -> Result<Variant> {
         let order: &[Variant] = match precision {
             // A few rows of A: the product is bound by reading B once (the small-M kernel).
             Precision::F32 if shape.m <= GEMV_MAX_M => &[
@@ -179,7 +179,7 @@ impl Gpu {
 
     /// `variant`'s plan for `shape`: the planner's choice, or the tile given with who chose it
     /// (forced by the caller, or the autotuner's). `None` for a variant with no tile to choose.
-    pub fn plan_matmul(
+    pub(crate) fn plan_matmul(
         &self,
         variant: Variant,
         shape: Shape,
@@ -228,7 +228,7 @@ impl Gpu {
     /// The measured rates `variant`'s candidates are scored with ([`super::tune::rates`]): this
     /// adapter's own where `tilekit tune` measured them, else its device profile's shipped ones;
     /// none elsewhere.
-    pub fn measured_rates(&self, variant: Variant) -> Rates {
+    pub(crate) fn measured_rates(&self, variant: Variant) -> Rates {
         self.tuning()
             .and_then(|t| t.rates.get(variant.name()))
             .cloned()
@@ -284,6 +284,40 @@ impl Gpu {
     }
 }
 
+/// Resolve `selection` for `shape` at `precision` on `gpu`: the variant, its plan and who chose
+/// them (see the module's rules). Nothing is built or launched.
+pub fn select(
+    gpu: &Gpu,
+    shape: Shape,
+    precision: Precision,
+    selection: &Selection,
+) -> Result<Chosen> {
+    gpu.select_matmul(shape, precision, selection)
+}
+
+/// The planner's rules alone (no autotuner): the first variant in the order for shapes like this
+/// one that fits `gpu`.
+pub fn planner_choice(gpu: &Gpu, shape: Shape, precision: Precision) -> Result<Variant> {
+    gpu.planner_choice(shape, precision)
+}
+
+/// `variant`'s plan for `shape` on `gpu`: the planner's choice, or the tile given with who chose
+/// it (forced by the caller, or the autotuner's). `None` for a variant with no tile to choose.
+pub fn plan(
+    gpu: &Gpu,
+    variant: Variant,
+    shape: Shape,
+    tile: Option<(&str, ChosenBy)>,
+) -> Result<Option<Arc<Plan>>> {
+    gpu.plan_matmul(variant, shape, tile)
+}
+
+/// The measured rates `variant`'s candidates are scored with on `gpu`: its own where `tilekit
+/// tune` measured them, else its device profile's shipped ones; none elsewhere.
+pub fn measured_rates(gpu: &Gpu, variant: Variant) -> Rates {
+    gpu.measured_rates(variant)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::gpu::PLANS_HELD;
@@ -294,7 +328,7 @@ mod tests {
     /// held plans stay bounded. Needs an adapter (lavapipe in CI).
     #[test]
     fn a_plan_is_made_once_per_key_and_the_held_plans_stay_bounded() {
-        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let gpu = Gpu::new().wait().expect("an adapter (lavapipe in CI)");
         let shape = Shape::new(300, 301, 302).unwrap();
         let plan = gpu
             .plan_matmul(Variant::PIPELINED, shape, None)

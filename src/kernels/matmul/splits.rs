@@ -48,10 +48,7 @@ pub(crate) async fn split_tally(gpu: &Gpu, blocks: usize) -> Result<std::sync::A
     let blocks = blocks.max(1024);
     let made = std::sync::Arc::new(Tally {
         blocks,
-        buffer: gpu
-            .zeros_async::<u32>("split-K tally", blocks)
-            .await?
-            .detach(),
+        buffer: gpu.zeros::<u32>("split-K tally", blocks).await?.detach(),
     });
     gpu.pools.inner.keep_recipe(key, made.clone());
     Ok(made)

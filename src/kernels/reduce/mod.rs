@@ -13,7 +13,7 @@
 mod recipe;
 
 use super::{Family, Module, PipelineUse, PlanKernel};
-use crate::buffer::DeviceBuffer;
+use crate::buffer::{DeviceBuffer, Input};
 use crate::launch::Timing;
 use crate::pipeline::Shader;
 use crate::plan::{workgroup_size_candidates, KernelUse, Plan, Planner, Scoring, Spec, Tiling};
@@ -259,7 +259,7 @@ impl ReduceRun {
 impl Gpu {
     /// The variant [`Gpu::reduce`] uses: one pass with subgroups where the adapter has them,
     /// else grid-stride.
-    pub fn default_reduce_variant(&self) -> Variant {
+    pub(crate) fn default_reduce_variant(&self) -> Variant {
         if self.has(wgpu::Features::SUBGROUP) && !self.is_cpu() {
             Variant::OnePass
         } else {
@@ -267,45 +267,38 @@ impl Gpu {
         }
     }
 
-    /// Blocking [`Gpu::reduce_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reduce_on_device<T: Element>(
-        &self,
-        input: &DeviceBuffer<T>,
+    /// Reduce `input` (a host slice or a device buffer) to one value with `variant`, timed by
+    /// the GPU's timestamps where it has them: the run's figures beside the value.
+    pub fn reduce_with<'a, T: Element>(
+        &'a self,
+        input: impl Into<Input<'a, T>>,
         op: Op,
         variant: Variant,
-    ) -> Result<(T, ReduceRun)> {
-        crate::gpu::block_on(self.reduce_on_device_async(input, op, variant))
+    ) -> crate::Call<'a, (T, ReduceRun)> {
+        let input = input.into();
+        crate::Call::new(async move {
+            let input = self.resident("reduce input", input).await?;
+            self.reduce_timed(&input, op, variant, true).await
+        })
     }
 
-    /// Reduce a device buffer to one value, timed by the GPU's timestamps where it has them.
-    pub async fn reduce_on_device_async<T: Element>(
-        &self,
-        input: &DeviceBuffer<T>,
+    /// Reduce `input` (a host slice or a device buffer) to one value with the fastest variant
+    /// this adapter supports ([`default_variant`]). The answer only, untimed: the launches and
+    /// the readback in one submission and one wait, no timestamp queries (the cheapest whole
+    /// call; `reduce-call/1M` in the bench).
+    pub fn reduce<'a, T: Element>(
+        &'a self,
+        input: impl Into<Input<'a, T>>,
         op: Op,
-        variant: Variant,
-    ) -> Result<(T, ReduceRun)> {
-        self.reduce_timed(input, op, variant, true).await
-    }
-
-    /// Blocking [`Gpu::reduce_value_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reduce_value<T: Element>(&self, input: &DeviceBuffer<T>, op: Op) -> Result<T> {
-        crate::gpu::block_on(self.reduce_value_async(input, op))
-    }
-
-    /// Reduce a device buffer to one value with [`Gpu::default_reduce_variant`], untimed: the
-    /// launches and the readback in one submission and one wait, no timestamp queries (the
-    /// cheapest whole call; `reduce-call/1M` in the bench).
-    pub async fn reduce_value_async<T: Element>(
-        &self,
-        input: &DeviceBuffer<T>,
-        op: Op,
-    ) -> Result<T> {
-        let recipe = self
-            .reduce_recipe(input, op, self.default_reduce_variant())
-            .await?;
-        Ok(self.run_recipe(input, &recipe, false).await?.0)
+    ) -> crate::Call<'a, T> {
+        let input = input.into();
+        crate::Call::new(async move {
+            let input = self.resident("reduce input", input).await?;
+            let recipe = self
+                .reduce_recipe(&input, op, self.default_reduce_variant())
+                .await?;
+            Ok(self.run_recipe(&input, &recipe, false).await?.0)
+        })
     }
 
     async fn reduce_timed<T: Element>(
@@ -330,40 +323,6 @@ impl Gpu {
                 timing,
             },
         ))
-    }
-
-    /// Blocking [`Gpu::reduce_with_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reduce_with<T: Element>(
-        &self,
-        data: &[T],
-        op: Op,
-        variant: Variant,
-    ) -> Result<(T, ReduceRun)> {
-        crate::gpu::block_on(self.reduce_with_async(data, op, variant))
-    }
-
-    /// Reduce a host slice with a chosen variant.
-    pub async fn reduce_with_async<T: Element>(
-        &self,
-        data: &[T],
-        op: Op,
-        variant: Variant,
-    ) -> Result<(T, ReduceRun)> {
-        let input = self.upload_async("reduce input", data).await?;
-        self.reduce_on_device_async(&input, op, variant).await
-    }
-
-    /// Blocking [`Gpu::reduce_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reduce<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
-        crate::gpu::block_on(self.reduce_async(data, op))
-    }
-
-    /// Reduce a host slice with the fastest variant this adapter supports.
-    pub async fn reduce_async<T: Element>(&self, data: &[T], op: Op) -> Result<T> {
-        let input = self.upload_async("reduce input", data).await?;
-        self.reduce_value_async(&input, op).await
     }
 }
 
@@ -456,4 +415,9 @@ impl Family for Reduce {
             make: |s, _| Ok(Box::new(ReduceTiling { n: s[0] })),
         }]
     }
+}
+
+/// The variant a sum on `gpu` uses when none is asked for (what [`Gpu::reduce`] runs).
+pub fn default_variant(gpu: &Gpu) -> Variant {
+    gpu.default_reduce_variant()
 }

@@ -217,7 +217,7 @@ impl Gpu {
         // back to 0. Calls that share this launch share the count; wgpu orders their uses of
         // it (a read-write binding gets a barrier between one use and the next).
         let tally = self
-            .zeros_async::<u32>("reduce tally", groups as usize + 1)
+            .zeros::<u32>("reduce tally", groups as usize + 1)
             .await?;
         let out = self.alloc_uninit::<T>("reduce value", 1).await?;
         let (dispatch, params) = self.reduce_grid(n, groups)?;

@@ -3,7 +3,7 @@
 //! as raw bits: 4-byte elements as `u32` words, 8-byte ones as `vec2<u32>`.
 //! Shader: `shaders/reverse.wgsl`. Tests: `tests/reverse.rs`. Example: `examples/04_reverse.rs`.
 
-use super::{fitting, len_u32, Family, Module, PipelineUse, PlanKernel, Run, Word};
+use super::{fitting, len_u32, Family, Module, PipelineUse, PlanKernel, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::{workgroup_size_candidates, KernelUse, Planner, Scoring, Spec, Tiling};
@@ -67,13 +67,13 @@ impl Tiling for ReverseTiling {
 }
 
 impl Gpu {
-    async fn reverse_in_place<T: Word>(
+    async fn reverse_in_place<T: bytemuck::Pod>(
         &self,
         data: &[T],
         entry: &str,
         n_const: Option<u32>,
     ) -> Result<(Vec<T>, Run)> {
-        let buf = self.upload_async("reverse data", data).await?;
+        let buf = self.upload("reverse data", data).await?;
         let constants: Vec<(String, f64)> = n_const
             .map(|n| ("N".to_string(), n as f64))
             .into_iter()
@@ -81,7 +81,7 @@ impl Gpu {
         let timing = self
             .launch(&module(1).shader, entry, &constants, &[(0, buf.bind())], 1)
             .await?;
-        let out = self.read_async(&buf).await?;
+        let out = self.read(&buf).await?;
         let run = Run {
             kernel: "reverse",
             variant: entry.trim_end_matches("_reverse").to_string(),
@@ -94,33 +94,31 @@ impl Gpu {
         Ok((out, run))
     }
 
-    /// Blocking [`Gpu::reverse_static_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse_static<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        crate::gpu::block_on(self.reverse_static_async(data))
-    }
-
-    /// `staticReverse`: exactly 64 elements, one workgroup with a fixed `array<u32, 64>`.
-    pub async fn reverse_static_async<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        if data.len() != STATIC_N {
-            return Err(Error::mismatch(
-                "static reverse length (a fixed 64-element array)",
-                STATIC_N,
-                data.len(),
-            ));
+    /// `staticReverse` and `dynamicReverse`: one workgroup reverses 4-byte words in place.
+    async fn reverse_one_workgroup<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        variant: Variant,
+    ) -> Result<(Vec<T>, Run)> {
+        let size = std::mem::size_of::<T>();
+        if size != 4 {
+            return Err(Error::InvalidArgument {
+                what: format!("a {} reverse of {size}-byte elements", variant.name()),
+                why: "one workgroup's array holds 4-byte words (the block reverse takes 8)".into(),
+            });
         }
-        self.reverse_in_place(data, "static_reverse", None).await
-    }
-
-    /// Blocking [`Gpu::reverse_dynamic_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse_dynamic<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        crate::gpu::block_on(self.reverse_dynamic_async(data))
-    }
-
-    /// `dynamicReverse`: one workgroup whose array is sized by the override constant `N = n`,
-    /// checked against the adapter's limits first (wgpu does not check override sizes).
-    pub async fn reverse_dynamic_async<T: Word>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
+        if variant == Variant::Static {
+            if data.len() != STATIC_N {
+                return Err(Error::mismatch(
+                    "static reverse length (a fixed 64-element array)",
+                    STATIC_N,
+                    data.len(),
+                ));
+            }
+            return self.reverse_in_place(data, "static_reverse", None).await;
+        }
+        // Sized by the override constant `N = n`, checked against the adapter's limits first
+        // (wgpu does not check override sizes).
         let n = len_u32("dynamic reverse", data.len())?;
         if n == 0 {
             return Err(Error::zero("dynamic reverse length"));
@@ -136,79 +134,78 @@ impl Gpu {
             .await
     }
 
-    /// Blocking [`Gpu::reverse_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse_on_device<T: bytemuck::Pod>(
-        &self,
-        input: &DeviceBuffer<T>,
-        output: &DeviceBuffer<T>,
-    ) -> Result<Run> {
-        crate::gpu::block_on(self.reverse_on_device_async(input, output))
-    }
-
     /// Reverse any n on the device into `output`: each workgroup reverses one block in
     /// workgroup memory and writes it, coalesced, to the mirrored block. The block size comes
     /// from the planner. Elements of 4 bytes (f32, i32, u32) or 8 bytes (f64, [u32; 2]) move as
     /// raw bits.
-    pub async fn reverse_on_device_async<T: bytemuck::Pod>(
-        &self,
-        input: &DeviceBuffer<T>,
-        output: &DeviceBuffer<T>,
-    ) -> Result<Run> {
-        if input.len() != output.len() {
-            return Err(Error::mismatch(
-                "reverse output length",
-                input.len(),
-                output.len(),
-            ));
-        }
-        let size = std::mem::size_of::<T>() as u32;
-        if size != 4 && size != 8 {
-            return Err(Error::InvalidArgument {
-                what: format!("a reverse of {size}-byte elements"),
-                why: "the block reverse moves 4- or 8-byte elements".into(),
-            });
-        }
-        let n = len_u32("reverse input", input.len())?;
-        let plan = self.planner().plan(&ReverseTiling {
-            n: n as u64,
-            bytes: size,
-        })?;
-        let wg = plan.constant("WG");
-        let groups = n.div_ceil(wg);
-        let params = self.params2(n, groups);
-        let timing = self
-            .launch(
-                &module(size / 4).shader,
-                "block_reverse",
-                &[("N".to_string(), wg as f64)],
-                &[(1, input.bind()), (2, output.bind()), (3, params.bind())],
-                groups as u64,
-            )
-            .await?;
-        Ok(Run {
-            kernel: "reverse",
-            variant: "block".into(),
-            elements: n as u64,
-            bytes: 2 * input.bytes(),
-            tile: format!("N={wg}"),
-            plan: Some(plan),
-            timing,
+    pub fn reverse_on_device<'a, T: bytemuck::Pod>(
+        &'a self,
+        input: &'a DeviceBuffer<T>,
+        output: &'a DeviceBuffer<T>,
+    ) -> crate::Call<'a, Run> {
+        crate::Call::new(async move {
+            if input.len() != output.len() {
+                return Err(Error::mismatch(
+                    "reverse output length",
+                    input.len(),
+                    output.len(),
+                ));
+            }
+            let size = std::mem::size_of::<T>() as u32;
+            if size != 4 && size != 8 {
+                return Err(Error::InvalidArgument {
+                    what: format!("a reverse of {size}-byte elements"),
+                    why: "the block reverse moves 4- or 8-byte elements".into(),
+                });
+            }
+            let n = len_u32("reverse input", input.len())?;
+            let plan = self.planner().plan(&ReverseTiling {
+                n: n as u64,
+                bytes: size,
+            })?;
+            let wg = plan.constant("WG");
+            let groups = n.div_ceil(wg);
+            let params = self.params2(n, groups);
+            let timing = self
+                .launch(
+                    &module(size / 4).shader,
+                    "block_reverse",
+                    &[("N".to_string(), wg as f64)],
+                    &[(1, input.bind()), (2, output.bind()), (3, params.bind())],
+                    groups as u64,
+                )
+                .await?;
+            Ok(Run {
+                kernel: "reverse",
+                variant: "block".into(),
+                elements: n as u64,
+                bytes: 2 * input.bytes(),
+                tile: format!("N={wg}"),
+                plan: Some(plan),
+                timing,
+            })
         })
     }
 
-    /// Blocking [`Gpu::reverse_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn reverse<T: bytemuck::Pod>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        crate::gpu::block_on(self.reverse_async(data))
-    }
-
-    /// Reverse any n (see [`Gpu::reverse_on_device`]).
-    pub async fn reverse_async<T: bytemuck::Pod>(&self, data: &[T]) -> Result<(Vec<T>, Run)> {
-        let input = self.upload_async("reverse input", data).await?;
-        let output = self.alloc_async::<T>("reverse output", data.len()).await?;
-        let run = self.reverse_on_device_async(&input, &output).await?;
-        Ok((self.read_async(&output).await?, run))
+    /// Reverse `data` with the lesson's `variant`: [`Variant::Static`], the article's fixed
+    /// 64-element array in one workgroup; [`Variant::Dynamic`], one workgroup whose array is sized
+    /// by an override constant (`N = n`, checked against the adapter's limits); or
+    /// [`Variant::Block`], any n, as [`Gpu::reverse_on_device`]. The one-workgroup variants move
+    /// 4-byte words; the block reverse 4- or 8-byte elements.
+    pub fn reverse<'a, T: bytemuck::Pod>(
+        &'a self,
+        data: &'a [T],
+        variant: Variant,
+    ) -> crate::Call<'a, (Vec<T>, Run)> {
+        crate::Call::new(async move {
+            if variant != Variant::Block {
+                return self.reverse_one_workgroup(data, variant).await;
+            }
+            let input = self.upload("reverse input", data).await?;
+            let output = self.alloc::<T>("reverse output", data.len()).await?;
+            let run = self.reverse_on_device(&input, &output).await?;
+            Ok((self.read(&output).await?, run))
+        })
     }
 }
 

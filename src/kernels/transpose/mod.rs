@@ -7,7 +7,7 @@ use super::{fitting, grid_len, len_u32, size_u32, Family, Module, PipelineUse, P
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
 use crate::plan::{cdiv, KernelUse, Planner, Spec, Tiling};
-use crate::{Error, Gpu, Result};
+use crate::{Error, Gpu};
 
 const SOURCE: &str = include_str!("../../../shaders/transpose.wgsl");
 
@@ -85,102 +85,74 @@ impl Tiling for TransposeTiling {
 }
 
 impl Gpu {
-    /// Blocking [`Gpu::transpose_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn transpose_on_device<T: bytemuck::Pod>(
-        &self,
-        input: &DeviceBuffer<T>,
-        output: &DeviceBuffer<T>,
-        (rows, cols): (usize, usize),
-        variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<Run> {
-        crate::gpu::block_on(self.transpose_on_device_async(
-            input,
-            output,
-            (rows, cols),
-            variant,
-            tile,
-        ))
-    }
-
     /// Transpose a rows×cols row-major matrix on the device into `output` (cols×rows).
     /// Elements of 4 bytes (f32, i32, u32) or 8 bytes (f64) move as raw bits.
-    pub async fn transpose_on_device_async<T: bytemuck::Pod>(
-        &self,
-        input: &DeviceBuffer<T>,
-        output: &DeviceBuffer<T>,
+    pub fn transpose_on_device<'a, T: bytemuck::Pod>(
+        &'a self,
+        input: &'a DeviceBuffer<T>,
+        output: &'a DeviceBuffer<T>,
         (rows, cols): (usize, usize),
         variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<Run> {
-        let elems = grid_len(
-            "transpose",
-            (rows, cols),
-            &[("input", input.len()), ("output", output.len())],
-        )?;
-        let size = std::mem::size_of::<T>() as u32;
-        if size != 4 && size != 8 {
-            return Err(Error::InvalidArgument {
-                what: format!("a transpose of {size}-byte elements"),
-                why: "the transpose moves 4- or 8-byte elements".into(),
-            });
-        }
-        let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
-        let kernel = TransposeTiling { m, n, bytes: size };
-        let plan = self.planner().plan_or_forced(&kernel, tile)?;
-        let t = plan.constant("TILE");
-        let tiles_x = n.div_ceil(t);
-        let params = self.uniform(&[m, n, tiles_x, 0u32]);
-        let timing = self
-            .launch(
-                &module(size / 4).shader,
-                variant.name(),
-                &plan.constants(),
-                &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
-                tiles_x as u64 * m.div_ceil(t) as u64,
-            )
-            .await?;
-        Ok(Run {
-            kernel: "transpose",
-            variant: variant.name().into(),
-            elements: elems as u64,
-            bytes: 2 * input.bytes(),
-            tile: plan.choice().label.clone(),
-            plan: Some(plan),
-            timing,
+        tile: Option<&'a str>,
+    ) -> crate::Call<'a, Run> {
+        crate::Call::new(async move {
+            let elems = grid_len(
+                "transpose",
+                (rows, cols),
+                &[("input", input.len()), ("output", output.len())],
+            )?;
+            let size = std::mem::size_of::<T>() as u32;
+            if size != 4 && size != 8 {
+                return Err(Error::InvalidArgument {
+                    what: format!("a transpose of {size}-byte elements"),
+                    why: "the transpose moves 4- or 8-byte elements".into(),
+                });
+            }
+            let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
+            let kernel = TransposeTiling { m, n, bytes: size };
+            let plan = self.planner().plan_or_forced(&kernel, tile)?;
+            let t = plan.constant("TILE");
+            let tiles_x = n.div_ceil(t);
+            let params = self.uniform(&[m, n, tiles_x, 0u32]);
+            let timing = self
+                .launch(
+                    &module(size / 4).shader,
+                    variant.name(),
+                    &plan.constants(),
+                    &[(0, input.bind()), (1, output.bind()), (2, params.bind())],
+                    tiles_x as u64 * m.div_ceil(t) as u64,
+                )
+                .await?;
+            Ok(Run {
+                kernel: "transpose",
+                variant: variant.name().into(),
+                elements: elems as u64,
+                bytes: 2 * input.bytes(),
+                tile: plan.choice().label.clone(),
+                plan: Some(plan),
+                timing,
+            })
         })
     }
 
-    /// Blocking [`Gpu::transpose_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn transpose<T: bytemuck::Pod>(
-        &self,
-        data: &[T],
-        rows: usize,
-        cols: usize,
-        variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<(Vec<T>, Run)> {
-        crate::gpu::block_on(self.transpose_async(data, rows, cols, variant, tile))
-    }
-
     /// Transpose a rows×cols row-major matrix into cols×rows.
-    pub async fn transpose_async<T: bytemuck::Pod>(
-        &self,
-        data: &[T],
+    pub fn transpose<'a, T: bytemuck::Pod>(
+        &'a self,
+        data: &'a [T],
         rows: usize,
         cols: usize,
         variant: Variant,
-        tile: Option<&str>,
-    ) -> Result<(Vec<T>, Run)> {
-        let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;
-        let input = self.upload_async("transpose input", data).await?;
-        let output = self.alloc_async::<T>("transpose output", elems).await?;
-        let run = self
-            .transpose_on_device_async(&input, &output, (rows, cols), variant, tile)
-            .await?;
-        Ok((self.read_async(&output).await?, run))
+        tile: Option<&'a str>,
+    ) -> crate::Call<'a, (Vec<T>, Run)> {
+        crate::Call::new(async move {
+            let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;
+            let input = self.upload("transpose input", data).await?;
+            let output = self.alloc::<T>("transpose output", elems).await?;
+            let run = self
+                .transpose_on_device(&input, &output, (rows, cols), variant, tile)
+                .await?;
+            Ok((self.read(&output).await?, run))
+        })
     }
 }
 

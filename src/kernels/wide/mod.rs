@@ -68,84 +68,39 @@ impl Gpu {
         })
     }
 
-    /// Blocking [`Gpu::copy_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn copy_on_device<T: Word>(
-        &self,
-        src: &DeviceBuffer<T>,
-        dst: &DeviceBuffer<T>,
-        width: Width,
-    ) -> Result<Run> {
-        crate::gpu::block_on(self.copy_on_device_async(src, dst, width))
-    }
-
     /// Copy `src` into `dst` (same length) on the device.
-    pub async fn copy_on_device_async<T: Word>(
-        &self,
-        src: &DeviceBuffer<T>,
-        dst: &DeviceBuffer<T>,
+    pub fn copy_on_device<'a, T: Word>(
+        &'a self,
+        src: &'a DeviceBuffer<T>,
+        dst: &'a DeviceBuffer<T>,
         width: Width,
-    ) -> Result<Run> {
-        if src.len() != dst.len() {
-            return Err(Error::mismatch(
-                "copy destination length",
-                src.len(),
-                dst.len(),
-            ));
-        }
-        self.wide("copy", width, src, dst.bind(), [1, 3], 2 * src.bytes())
-            .await
-    }
-
-    /// Blocking [`Gpu::copy_words_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn copy_words<T: Word>(&self, data: &[T], width: Width) -> Result<(Vec<T>, Run)> {
-        crate::gpu::block_on(self.copy_words_async(data, width))
-    }
-
-    /// Copy a slice through the device.
-    pub async fn copy_words_async<T: Word>(
-        &self,
-        data: &[T],
-        width: Width,
-    ) -> Result<(Vec<T>, Run)> {
-        let src = self.upload_async("copy source", data).await?;
-        let dst = self
-            .alloc_async::<T>("copy destination", data.len())
-            .await?;
-        let run = self.copy_on_device_async(&src, &dst, width).await?;
-        Ok((self.read_async(&dst).await?, run))
-    }
-
-    /// Blocking [`Gpu::sum_on_device_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn sum_on_device(&self, src: &DeviceBuffer<u32>, width: Width) -> Result<(u32, Run)> {
-        crate::gpu::block_on(self.sum_on_device_async(src, width))
+    ) -> crate::Call<'a, Run> {
+        crate::Call::new(async move {
+            if src.len() != dst.len() {
+                return Err(Error::mismatch(
+                    "copy destination length",
+                    src.len(),
+                    dst.len(),
+                ));
+            }
+            self.wide("copy", width, src, dst.bind(), [1, 3], 2 * src.bytes())
+                .await
+        })
     }
 
     /// Sum of u32 values (wrapping modulo 2³²) on the device.
-    pub async fn sum_on_device_async(
-        &self,
-        src: &DeviceBuffer<u32>,
+    pub fn sum_on_device<'a>(
+        &'a self,
+        src: &'a DeviceBuffer<u32>,
         width: Width,
-    ) -> Result<(u32, Run)> {
-        let total = self.zeros_async::<u32>("sum total", 1).await?;
-        let run = self
-            .wide("sum", width, src, total.bind(), [5, 5], src.bytes() + 4)
-            .await?;
-        Ok((self.read_async(&total).await?[0], run))
-    }
-
-    /// Blocking [`Gpu::sum_words_async`].
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn sum_words(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
-        crate::gpu::block_on(self.sum_words_async(data, width))
-    }
-
-    /// Sum a slice of u32 values (wrapping).
-    pub async fn sum_words_async(&self, data: &[u32], width: Width) -> Result<(u32, Run)> {
-        let src = self.upload_async("sum input", data).await?;
-        self.sum_on_device_async(&src, width).await
+    ) -> crate::Call<'a, (u32, Run)> {
+        crate::Call::new(async move {
+            let total = self.zeros::<u32>("sum total", 1).await?;
+            let run = self
+                .wide("sum", width, src, total.bind(), [5, 5], src.bytes() + 4)
+                .await?;
+            Ok((self.read(&total).await?[0], run))
+        })
     }
 }
 

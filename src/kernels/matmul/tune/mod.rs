@@ -99,13 +99,13 @@ impl Operands {
     #[cfg(not(target_arch = "wasm32"))]
     async fn run(&self, gpu: &Gpu, shape: Shape, sel: &Selection) -> Result<()> {
         match self {
-            Operands::F32(a, b, c) => gpu.matmul_on_device_async(a, b, c, shape, sel).await?,
-            Operands::F16(a, b, c) => gpu.matmul_on_device_async(a, b, c, shape, sel).await?,
+            Operands::F32(a, b, c) => gpu.matmul_on_device(a, b, c, shape, sel).await?,
+            Operands::F16(a, b, c) => gpu.matmul_on_device(a, b, c, shape, sel).await?,
         };
         Ok(())
     }
 
-    /// `sel` timed warm, and C read back as f32 ([`Gpu::measure_matmul_async`]).
+    /// `sel` timed warm, and C read back as f32 ([`Gpu::measure_matmul`]).
     async fn measure(
         &self,
         gpu: &Gpu,
@@ -113,8 +113,8 @@ impl Operands {
         sel: &Selection,
     ) -> Result<(crate::Measured<MatmulRun>, Vec<f32>)> {
         match self {
-            Operands::F32(a, b, c) => gpu.measure_matmul_async((a, b, c), shape, sel).await,
-            Operands::F16(a, b, c) => gpu.measure_matmul_async((a, b, c), shape, sel).await,
+            Operands::F32(a, b, c) => gpu.measure_matmul((a, b, c), shape, sel).await,
+            Operands::F16(a, b, c) => gpu.measure_matmul((a, b, c), shape, sel).await,
         }
     }
 }
@@ -225,14 +225,14 @@ pub async fn tune_shape_async(
     // The operands are uploaded once for every candidate of the shape.
     let operands = match precision {
         Precision::F32 => Operands::F32(
-            gpu.upload_async("A", &a).await?,
-            gpu.upload_async("B", &b).await?,
-            gpu.alloc_async::<f32>("C", m * n).await?,
+            gpu.upload("A", &a).await?,
+            gpu.upload("B", &b).await?,
+            gpu.alloc::<f32>("C", m * n).await?,
         ),
         Precision::F16 => Operands::F16(
-            gpu.upload_async("A", &a16).await?,
-            gpu.upload_async("B", &b16).await?,
-            gpu.alloc_async::<half::f16>("C", m * n).await?,
+            gpu.upload("A", &a16).await?,
+            gpu.upload("B", &b16).await?,
+            gpu.alloc::<half::f16>("C", m * n).await?,
         ),
     };
     let list = candidates(gpu, shape, precision);

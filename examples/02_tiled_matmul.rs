@@ -29,7 +29,7 @@ fn main() -> tilekit::Result<()> {
     let naive = Selection::Variant(Variant::NAIVE);
     let tiled = Selection::Forced {
         variant: Variant::TILED,
-        tile: "TILE=16".into(),
+        tile: tilekit::plan::Tile::square(16),
     };
     let kernels = [("naive", naive, 1.0), ("tiled", tiled, 16.0)];
 

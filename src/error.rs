@@ -148,7 +148,7 @@ pub enum Error {
     UnknownTile {
         /// The kernel (`tiled-matmul`).
         kernel: String,
-        /// The label given.
+        /// The tile given (its label, or its constants).
         got: String,
         /// Its candidates' labels.
         choices: Vec<String>,

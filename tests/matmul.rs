@@ -19,9 +19,24 @@ mod common;
 use common::{gpu, random_f32};
 use proptest::prelude::*;
 use tilekit::kernels::matmul::{
-    reference, verify, MatmulRun, Precision, Selection, Shape, Variant,
+    reference, selection_named, verify, MatmulRun, Precision, Selection, Shape, Variant,
 };
+use tilekit::plan::Tile;
 use tilekit::{Error, Limits, Planner};
+
+/// The pipelined kernel's block labelled `BMxBNxBK`, as a typed tile.
+fn block(label: &str) -> Tile {
+    let d: Vec<u32> = label.split('x').map(|x| x.parse().unwrap()).collect();
+    Tile::block(d[0], d[1], d[2])
+}
+
+/// The pipelined kernel in the 64×64×8 block.
+fn pipelined_64() -> Selection {
+    Selection::Forced {
+        variant: Variant::PIPELINED,
+        tile: Tile::block(64, 64, 8),
+    }
+}
 
 fn check(m: usize, k: usize, n: usize, selection: &Selection, seed: u64) -> MatmulRun {
     let g = gpu();
@@ -71,7 +86,7 @@ fn every_tile(v: Variant) {
             for c in plan.candidates.iter().filter(|c| c.refused.is_none()) {
                 let forced = Selection::Forced {
                     variant: v,
-                    tile: c.label.clone(),
+                    tile: c.tile(),
                 };
                 check(m, k, n, &forced, 7);
                 tried += 1;
@@ -165,7 +180,7 @@ fn a_skinny_ragged_product_is_loaded_where_it_lies() {
     .enumerate()
     {
         assert!(!loads_in_place(Shape::new(m, k, n).unwrap()));
-        let run = check(m, k, n, &Selection::Tile("64x64x8".into()), 65 + i as u64);
+        let run = check(m, k, n, &pipelined_64(), 65 + i as u64);
         assert!(run.tile.ends_with(copied), "{m}x{k}x{n}: {}", run.tile);
         split_copied |= run.splits > 1 && k % 4 != 0;
     }
@@ -275,7 +290,7 @@ fn splits_summed_in_the_launch_leave_their_counts_for_the_next() {
 fn each_ragged_operand_is_copied_only_where_many_blocks_read_it() {
     use tilekit::kernels::matmul::IN_PLACE_REUSE;
     assert_eq!(IN_PLACE_REUSE, 6, "the shapes below assume 6");
-    let tile = Selection::Tile("64x64x8".into());
+    let tile = pipelined_64();
     for (i, &(m, k, n, copied)) in [
         (900, 301, 300, None),              // A read by 5 blocks
         (900, 301, 301, Some("padded B")),  // A by 5, B by 15
@@ -321,7 +336,7 @@ fn a_ragged_c_in_one_slice_is_staged_and_stored_whole_by_every_block() {
         ] {
             let sel = Selection::Forced {
                 variant: v,
-                tile: tile.into(),
+                tile: block(tile),
             };
             seed += 1;
             let run = check(m, k, n, &sel, seed);
@@ -465,7 +480,7 @@ fn stream_k_shares_the_last_wave_and_c_comes_out_whole() {
         let b = random_f32(k * n, 51 + i as u64);
         let forced = Selection::Forced {
             variant: v,
-            tile: "64x64x8".into(),
+            tile: Tile::block(64, 64, 8),
         };
         let (c, run) = g.matmul(&a, &b, (m, k, n), &forced).wait().unwrap();
         assert!(run.tile.contains("stream-K"), "{m}x{k}x{n}: {}", run.tile);
@@ -509,7 +524,7 @@ fn even_shares_walk_every_block_and_c_comes_out_whole() {
         let b = random_f32(k * n, 71 + i as u64);
         let forced = Selection::Forced {
             variant: v,
-            tile: tile.into(),
+            tile: block(tile),
         };
         let (c, run) = g.matmul(&a, &b, (m, k, n), &forced).wait().unwrap();
         assert!(
@@ -576,7 +591,7 @@ fn the_counts_follow_the_lesson() {
     );
     let tile16 = Selection::Forced {
         variant: Variant::TILED,
-        tile: "TILE=16".into(),
+        tile: Tile::square(16),
     };
     let (_, tiled) = g.matmul(&a, &b, (m, k, n), &tile16).wait().unwrap();
     assert_eq!(
@@ -592,23 +607,32 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
     let (m, k, n) = (20, 30, 40);
     let a = random_f32(m * k, 3);
     let b = random_f32(k * n, 4);
-    let (_, run) = g
-        .matmul(&a, &b, (m, k, n), &Selection::Tile("TILE=8".into()))
-        .wait()
-        .unwrap();
+    let shape = Shape::new(m, k, n).unwrap();
+    let sel = selection_named(g, shape, Precision::F32, None, Some("TILE=8")).unwrap();
+    let (_, run) = g.matmul(&a, &b, (m, k, n), &sel).wait().unwrap();
     assert_eq!(run.variant, Variant::TILED);
     assert_eq!(run.tile, "TILE=8");
     // A label no variant has: the error lists each variant's tiles, by name.
-    let e = g
-        .matmul(&a, &b, (m, k, n), &Selection::Tile("TILE=7".into()))
-        .wait()
-        .unwrap_err();
+    let e = selection_named(g, shape, Precision::F32, None, Some("TILE=7")).unwrap_err();
     let text = e.to_string();
     assert!(
         text.contains("tiled: ") && text.contains("TILE=8"),
         "{text}"
     );
-    // A tile another variant has, forced on one that lacks it: the error names the variant.
+    // A tile another variant has, named for one that lacks it: the error names the variant.
+    let e = selection_named(
+        g,
+        shape,
+        Precision::F32,
+        Some(Variant::BLOCKED),
+        Some("TILE=8"),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::UnknownTile { kernel, .. } if kernel.contains("blocked")),
+        "{e}"
+    );
+    // A typed tile no candidate of the variant is: the same error.
     let e = g
         .matmul(
             &a,
@@ -616,7 +640,7 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
             (m, k, n),
             &Selection::Forced {
                 variant: Variant::BLOCKED,
-                tile: "TILE=8".into(),
+                tile: Tile::square(8),
             },
         )
         .wait()
@@ -625,59 +649,10 @@ fn a_tile_without_a_variant_finds_the_variant_that_has_it() {
         matches!(&e, Error::UnknownTile { kernel, .. } if kernel.contains("blocked")),
         "{e}"
     );
-}
-
-#[test]
-fn bad_shapes_are_typed_errors() {
-    let g = gpu();
-    let a = random_f32(6, 1);
-    match g
-        .matmul(
-            &a,
-            &a,
-            (2, 3, 3),
-            &tilekit::kernels::matmul::Selection::Auto,
-        )
-        .wait()
-    {
-        Err(Error::DimensionMismatch { expected, got, .. }) => {
-            assert_eq!((expected.as_str(), got.as_str()), ("9", "6"))
-        }
-        other => panic!("{other:?}"),
-    }
-    assert!(matches!(
-        g.matmul::<f32>(
-            &[],
-            &[],
-            (0, 3, 3),
-            &tilekit::kernels::matmul::Selection::Auto
-        )
-        .wait(),
-        Err(Error::ZeroSize { .. })
-    ));
-    assert!(matches!(
-        Shape::new(1 << 20, 1 << 20, 1),
-        Err(Error::SizeOverflow { .. })
-    ));
-    // A matrix over max_storage_buffer_binding_size.
-    let side = ((g.limits().max_storage_buffer_binding_size / 4) as f64).sqrt() as usize + 1;
-    let naive = Selection::Variant(Variant::NAIVE);
-    match g.matmul(&[1.0f32], &[1.0], (side, 1, side), &naive).wait() {
-        Err(Error::DimensionMismatch { .. }) => {}
-        other => panic!("{other:?}"),
-    }
-    let e = g
-        .limits()
-        .check_buffer::<f32>("matrix C", side * side)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("max_storage_buffer_binding_size"),
-        "{e}"
-    );
     // A tile the adapter cannot hold.
     let too_big = Selection::Forced {
         variant: Variant::TILED,
-        tile: "TILE=64".into(),
+        tile: Tile::square(64),
     };
     assert!(g.matmul(&a, &a, (2, 3, 2), &too_big).wait().is_err());
 }
@@ -699,7 +674,9 @@ fn hopper_pipelined_forced(m: u32, k: u32, n: u32, tile: &str) -> tilekit::Plan 
     let tiling = PipelinedTiling {
         shape: Shape { m, k, n },
     };
-    common::hopper_planner().plan_forced(&tiling, tile).unwrap()
+    let planner = common::hopper_planner();
+    let tile = planner.tile_named(&tiling, tile).unwrap();
+    planner.plan_forced(&tiling, &tile).unwrap()
 }
 
 /// The pipelined kernel's register estimate and its workgroup memory decide how many workgroups

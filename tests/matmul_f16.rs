@@ -14,6 +14,11 @@ use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Caps, Prec
 use tilekit::kernels::matmul::{Selection, Variant};
 use tilekit::Error;
 
+/// A cooperative or pipelined block labelled `BMxBNxBK`, as a typed tile.
+fn block(label: &str) -> tilekit::plan::Tile {
+    let d: Vec<u32> = label.split('x').map(|x| x.parse().unwrap()).collect();
+    tilekit::plan::Tile::block(d[0], d[1], d[2])
+}
 fn caps(coop: Vec<CoopConfig>, subgroup_sizes: [u32; 2]) -> Caps {
     Caps {
         coop,
@@ -390,7 +395,7 @@ fn both_ragged_f16_operands_are_copied_in_one_launch() {
     let g = gpu();
     let selection = Selection::Forced {
         variant: Variant::PIPELINED_F16,
-        tile: "64x64x8".into(),
+        tile: tilekit::plan::Tile::block(64, 64, 8),
     };
     let shape = (900, 301, 1003);
     if !g.features().contains(wgpu::Features::SHADER_F16) {
@@ -484,7 +489,7 @@ fn every_cooperative_block_matches_the_f64_reference_at_ragged_shapes() {
     for (i, tile) in blocks.iter().enumerate() {
         let selection = Selection::Forced {
             variant: Variant::COOP,
-            tile: tile.clone(),
+            tile: block(tile),
         };
         if !has_coop {
             let (a16, _) = halves(64 * 64, 1);
@@ -725,7 +730,9 @@ fn small_coop_blocks_are_held_by_their_workgroup_memory() {
     let plan = |m, k, n, tile: &str| {
         let tiling =
             CoopTiling::new(Shape { m, k, n }, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
-        planner.plan_forced(&tiling, tile).unwrap()
+        planner
+            .plan_forced(&tiling, &planner.tile_named(&tiling, tile).unwrap())
+            .unwrap()
     };
     for (tile, resident, binds) in [
         ("128x256x16", 1, Resource::Registers),
@@ -826,7 +833,9 @@ fn even_shares_of_cooperative_blocks_come_out_whole() {
             tilekit::Planner::new(tilekit::Limits::preset("h100").unwrap(), profile.clone());
         let shape = Shape::new(m, k, n).unwrap();
         let tiling = CoopTiling::new(shape, &caps(vec![FRAGMENT], [32, 32]), "h100").unwrap();
-        let plan = planner.plan_forced(&tiling, tile).unwrap();
+        let plan = planner
+            .plan_forced(&tiling, &planner.tile_named(&tiling, tile).unwrap())
+            .unwrap();
         let shares = plan.choice().shares.expect("planned in even shares");
         assert_eq!(
             shares.workgroups, plan.dispatch.count as u64,
@@ -834,7 +843,7 @@ fn even_shares_of_cooperative_blocks_come_out_whole() {
         );
         let selection = Selection::Forced {
             variant: Variant::COOP,
-            tile: tile.into(),
+            tile: block(tile),
         };
         let (a16, a) = halves(m * k, 300 + i as u64);
         let (b16, b) = halves(k * n, 400 + i as u64);

@@ -61,7 +61,10 @@ fn queued_calls_reuse_their_scratch_only_after_it_is_read() {
     let g = gpu();
     // A and B each read by 8 blocks of 64×64: both copied (tests/matmul.rs, "copied only where
     // many blocks read it").
-    let tile = Selection::Tile("64x64x8".into());
+    let tile = Selection::Forced {
+        variant: tilekit::kernels::matmul::Variant::PIPELINED,
+        tile: tilekit::plan::Tile::block(64, 64, 8),
+    };
     let (m, k, n) = (450, 45, 451);
     let shape = Shape::new(m, k, n).unwrap();
     let probe = g

@@ -17,7 +17,7 @@ fn every_variant_and_tile_on_odd_shapes() {
     ] {
         let x = random_f32(m * n, (m * 1000 + n) as u64);
         for v in Variant::ALL {
-            for tile in ["TILE=8", "TILE=16", "TILE=32"] {
+            for tile in [8, 16, 32] {
                 let r = g.transpose(&x, m, n, v, Some(tile)).wait();
                 let Ok((out, _)) = r else {
                     // Only a tile the adapter cannot hold may fail, with a typed error.

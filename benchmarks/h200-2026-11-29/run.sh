@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The run behind BENCHMARKS.md's H200 tables: the workspace build (0eb364d) and the build before
+# The run behind BENCHMARKS.md's H200 tables: the workspace build (d2d8265) and the build before
 # the split (e69b6a2), both release binaries in .devbin/, with Debian's Vulkan loader .debs in
 # .gl/. Two calls of the device tool, one machine start:
 #   call a: bash scripts/device/calls.sh OUT/calls 3 new=.devbin/tilekit-new old=.devbin/tilekit-old

@@ -143,8 +143,11 @@ fn every_shipped_measured_default_plans_on_its_device_class() {
         let shape = Shape::new(bucket.m as usize, bucket.k as usize, bucket.n as usize).unwrap();
         match (w.variant.tiling(shape, &caps).unwrap(), &w.tile) {
             (Some(t), Some(label)) => {
+                let tile = planner
+                    .tile_named(t.as_ref(), label)
+                    .unwrap_or_else(|e| panic!("{bucket}: {} {label}: {e}", w.variant));
                 let plan = planner
-                    .plan_chosen(t.as_ref(), label, ChosenBy::Measured)
+                    .plan_chosen(t.as_ref(), &tile, ChosenBy::Measured)
                     .unwrap_or_else(|e| panic!("{bucket}: {} {label}: {e}", w.variant));
                 assert_eq!(plan.chosen_by, ChosenBy::Measured);
             }

@@ -67,6 +67,18 @@ fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// What a plan the [`Gpu`] holds was made for: the kernel, its problem size and the tile asked
+/// for with who asked (`None`: the planner's choice).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PlanKey {
+    /// The kernel (a matmul variant's name).
+    pub(crate) kernel: &'static str,
+    /// Its problem size.
+    pub(crate) sizes: [u64; 3],
+    /// The tile asked for, and who asked.
+    pub(crate) tile: Option<(crate::plan::Tile, crate::plan::ChosenBy)>,
+}
+
 /// A GPU ready for tilekit's kernels: the adapter, a device opened with the adapter's own limits
 /// (not the downlevel defaults), the optional features tilekit uses, the device profile, the
 /// pipeline cache and the pools that keep a call from allocating. `Gpu` is `Send + Sync`: share
@@ -102,7 +114,7 @@ pub struct Gpu {
     /// Handed out shared, not copied: a matmul plan with its candidates is many allocations.
     /// At most [`PLANS_HELD`], then
     /// forgotten all at once.
-    pub(crate) plans: Mutex<std::collections::HashMap<String, Arc<crate::plan::Plan>>>,
+    pub(crate) plans: Mutex<std::collections::HashMap<PlanKey, Arc<crate::plan::Plan>>>,
 }
 
 /// How many plans a [`Gpu`] holds before it forgets them.
@@ -119,7 +131,7 @@ impl std::fmt::Debug for Gpu {
 
 impl Gpu {
     /// The plan held under `key`, if one is.
-    pub(crate) fn held_plan(&self, key: &str) -> Option<Arc<crate::plan::Plan>> {
+    pub(crate) fn held_plan(&self, key: &PlanKey) -> Option<Arc<crate::plan::Plan>> {
         self.plans
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -130,7 +142,7 @@ impl Gpu {
     /// The plan held under `key`, else `plan()`'s, held from then on (errors are not held).
     pub(crate) fn plan_once(
         &self,
-        key: String,
+        key: PlanKey,
         plan: impl FnOnce() -> Result<crate::plan::Plan>,
     ) -> Result<Arc<crate::plan::Plan>> {
         if let Some(p) = self.held_plan(&key) {

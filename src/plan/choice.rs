@@ -53,7 +53,7 @@ pub struct Candidate {
 /// Who made a choice: of a [`Plan`]'s tile (the planner, the caller forcing one, the autotuner's
 /// cache) or of a run's variant (the caller naming one, the autotuner's cache, the planner's
 /// rules). One type for both, so that text and JSON say it the same way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChosenBy {
     /// The planner's analysis (the fallback, and the explanation).
@@ -114,7 +114,19 @@ fn ordered_map<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok,
     m.end()
 }
 
+impl Candidate {
+    /// Its override constants as a [`super::Tile`].
+    pub fn tile(&self) -> super::Tile {
+        super::Tile::of(self.constants.iter().map(|(k, v)| (k.clone(), *v)))
+    }
+}
+
 impl Plan {
+    /// The chosen candidate's tile: the override constants the launch sets.
+    pub fn tile(&self) -> super::Tile {
+        self.choice().tile()
+    }
+
     /// The chosen candidate.
     pub fn choice(&self) -> &Candidate {
         &self.candidates[self.chosen]

@@ -18,6 +18,7 @@ mod choice;
 mod residency;
 mod scoring;
 mod split;
+mod tile;
 mod waves;
 pub use choice::{Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
@@ -25,6 +26,7 @@ pub use split::{
     even_shares, split_k_waves, stream_k, EvenShares, LastWave, Sharing, SplitK, StreamK,
     SHARES_MAX_WAVES,
 };
+pub use tile::Tile;
 pub use waves::{
     efficiency, efficiency_shared, WaveLaunch, Work, SCALAR_FLOPS_PER_BYTE, SCALAR_HIDING,
     SHARES_RATE,
@@ -286,50 +288,60 @@ impl Planner {
         self.plan_inner(kernel, None, ChosenBy::Planner)
     }
 
-    /// Plan `kernel` with the candidate whose label is `label` forced; a typed error if the
-    /// adapter cannot hold it (or if no candidate has that label).
-    pub fn plan_forced(&self, kernel: &dyn Tiling, label: &str) -> Result<Plan> {
-        self.plan_inner(kernel, Some(label), ChosenBy::Forced)
+    /// Plan `kernel` with the candidate `tile` picks ([`Tile::picks`]) forced; a typed error if
+    /// the adapter cannot hold it (or if no candidate is that tile).
+    pub fn plan_forced(&self, kernel: &dyn Tiling, tile: &Tile) -> Result<Plan> {
+        self.plan_inner(kernel, Some(tile), ChosenBy::Forced)
     }
 
-    /// Plan `kernel` with `label` chosen by the autotuner: like [`Planner::plan_forced`], but
-    /// the plan says the tuner chose it.
-    pub fn plan_tuned(&self, kernel: &dyn Tiling, label: &str) -> Result<Plan> {
-        self.plan_inner(kernel, Some(label), ChosenBy::Tuner)
-    }
-
-    /// Plan `kernel` with `label`, chosen by `by` (the tuner's cache or the measured defaults).
-    pub fn plan_chosen(&self, kernel: &dyn Tiling, label: &str, by: ChosenBy) -> Result<Plan> {
-        self.plan_inner(kernel, Some(label), by)
+    /// Plan `kernel` with `tile`, chosen by `by` (the caller, the tuner's cache or the measured
+    /// defaults).
+    pub fn plan_chosen(&self, kernel: &dyn Tiling, tile: &Tile, by: ChosenBy) -> Result<Plan> {
+        self.plan_inner(kernel, Some(tile), by)
     }
 
     /// `kernel`'s plan with the tile `forced` if given, else the planner's choice.
-    pub fn plan_or_forced(&self, kernel: &dyn Tiling, forced: Option<&str>) -> Result<Plan> {
+    pub fn plan_or_forced(&self, kernel: &dyn Tiling, forced: Option<&Tile>) -> Result<Plan> {
         match forced {
-            Some(label) => self.plan_forced(kernel, label),
+            Some(tile) => self.plan_forced(kernel, tile),
             None => self.plan(kernel),
         }
+    }
+
+    /// The tile of `kernel`'s candidate labelled `label` (`TILE=16`, `128x128x16`; a label's
+    /// leading fields name the candidate they start: `WX=32` picks `WX=32,WK=8,KS=4`): how the
+    /// command line turns a name into a [`Tile`]. A typed error lists the labels there are.
+    pub fn tile_named(&self, kernel: &dyn Tiling, label: &str) -> Result<Tile> {
+        let candidates = kernel.candidates();
+        candidates
+            .iter()
+            .find(|c| {
+                c.label.eq_ignore_ascii_case(label) || c.label.starts_with(&format!("{label},"))
+            })
+            .map(|c| Tile::of(c.constants.iter().copied()))
+            .ok_or_else(|| Error::UnknownTile {
+                kernel: kernel.kernel().to_string(),
+                got: label.to_string(),
+                choices: candidates.iter().map(|c| c.label.clone()).collect(),
+            })
     }
 
     fn plan_inner(
         &self,
         kernel: &dyn Tiling,
-        forced: Option<&str>,
+        forced: Option<&Tile>,
         chosen_by: ChosenBy,
     ) -> Result<Plan> {
         let name = kernel.kernel();
         let candidates = self.analyse(kernel);
         let chosen = match forced {
-            Some(label) => {
+            Some(tile) => {
                 let i = candidates
                     .iter()
-                    .position(|c| {
-                        c.label.eq_ignore_ascii_case(label)
-                            || c.label.starts_with(&format!("{label},"))
-                    })
+                    .position(|c| tile.picks(&c.tile()))
                     .ok_or_else(|| Error::UnknownTile {
                         kernel: name.to_string(),
-                        got: label.to_string(),
+                        got: tile.to_string(),
                         choices: candidates.iter().map(|c| c.label.clone()).collect(),
                     })?;
                 let c = &candidates[i];

@@ -8,6 +8,7 @@ use half::f16;
 use tilekit::kernels::matmul::{
     f16_bound, f32_bound, verify_sampled, Precision, Selection, Shape, Variant,
 };
+use tilekit::plan::Tile;
 use tilekit::DeviceBuffer;
 use tilekit::{Gpu, Result};
 
@@ -316,7 +317,7 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
     }
     let n = b.pick(128, 4096);
     let shape = Shape::new(n, n, n)?;
-    let mut runs: Vec<(Variant, Option<String>)> = Vec::new();
+    let mut runs: Vec<(Variant, Option<(String, Tile)>)> = Vec::new();
     for v in Variant::all().filter(|v| v.precision() == Precision::F16) {
         let name = format!("matmul-f16/{}", v.name());
         if !b.available(&name, v.needs()) {
@@ -327,17 +328,19 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
             if let Some(t) = v.tiling(shape, &gpu.caps())? {
                 for c in gpu.planner().analyse(t.as_ref()) {
                     if c.refused.is_none() {
-                        runs.push((v, Some(c.label)));
+                        runs.push((v, Some((c.label.clone(), c.tile()))));
                     }
                 }
             }
         }
     }
-    let name = |v: Variant, tile: &Option<String>| {
+    let name = |v: Variant, tile: &Option<(String, Tile)>| {
         format!(
             "matmul-f16/{}{}",
             v.name(),
-            tile.as_deref().map(|t| format!("/{t}")).unwrap_or_default()
+            tile.as_ref()
+                .map(|(label, _)| format!("/{label}"))
+                .unwrap_or_default()
         )
     };
     runs.retain(|(v, tile)| b.measures(&name(*v, tile)));
@@ -354,13 +357,7 @@ fn f16_cases(b: &mut Bench<'_>) -> Result<()> {
                 bound(v),
                 |check| {
                     let run = gpu
-                        .matmul_on_device(
-                            &ops.da,
-                            &ops.db,
-                            &ops.dc,
-                            shape,
-                            &Selection::from_options(Some(v), tile.clone()),
-                        )
+                        .matmul_on_device(&ops.da, &ops.db, &ops.dc, shape, &forced(v, &tile))
                         .wait()?;
                     let ok = !check || ops.verify(gpu, (n, n, n))?;
                     Ok((run.timing.seconds, ok, run.tile))
@@ -416,7 +413,7 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
         let (a, bm) = (rand_f32(m * k, 3), rand_f32(k * n, 4));
         let (da, db) = (gpu.upload("A", &a).wait()?, gpu.upload("B", &bm).wait()?);
         let dc = gpu.alloc::<f32>("C", m * n).wait()?;
-        let mut runs: Vec<(Variant, Option<String>)> =
+        let mut runs: Vec<(Variant, Option<(String, Tile)>)> =
             vec![(Variant::BLOCKED, None), (Variant::PIPELINED, None)];
         if m <= 256 {
             runs.push((Variant::GEMV, None));
@@ -434,7 +431,7 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
             if let Some(t) = tiling {
                 for c in gpu.planner().analyse(t.as_ref()) {
                     if c.refused.is_none() {
-                        runs.push((Variant::PIPELINED, Some(c.label)));
+                        runs.push((Variant::PIPELINED, Some((c.label.clone(), c.tile()))));
                     }
                 }
             }
@@ -443,7 +440,9 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
             let name = format!(
                 "matmul-sweep/{m}x{k}x{n}/{}{}",
                 v.name(),
-                tile.as_deref().map(|t| format!("/{t}")).unwrap_or_default()
+                tile.as_ref()
+                    .map(|(label, _)| format!("/{label}"))
+                    .unwrap_or_default()
             );
             b.measure_back_to_back(
                 &name,
@@ -453,13 +452,7 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
                 Bound::Compute,
                 |check| {
                     let run = gpu
-                        .matmul_on_device(
-                            &da,
-                            &db,
-                            &dc,
-                            shape,
-                            &Selection::from_options(Some(v), tile.clone()),
-                        )
+                        .matmul_on_device(&da, &db, &dc, shape, &forced(v, &tile))
                         .wait()?;
                     let ok = !check || {
                         let c = gpu.read(&dc).wait()?;
@@ -475,4 +468,15 @@ fn sweep(b: &mut Bench<'_>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `v` with the candidate `tile` (a bench case's, named by its label), or as the planner sizes it.
+fn forced(v: Variant, tile: &Option<(String, Tile)>) -> Selection {
+    match tile {
+        Some((_, tile)) => Selection::Forced {
+            variant: v,
+            tile: tile.clone(),
+        },
+        None => Selection::Variant(v),
+    }
 }

@@ -10,9 +10,7 @@ use clap::{Args, FromArgMatches};
 use half::f16;
 use serde_json::json;
 use std::path::PathBuf;
-use tilekit::kernels::matmul::{
-    f16_input_bound, f32_bound, reference, Precision, Selection, Shape, Variant,
-};
+use tilekit::kernels::matmul::{f16_input_bound, f32_bound, reference, Precision, Shape, Variant};
 use tilekit::plan::ChosenBy;
 use tilekit::Error;
 use tilekit_course::units::{bytes, flops, time};
@@ -162,7 +160,13 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     };
     // `--variant` and `--tile` as one selection, resolved once per call by the library.
     let variant = args.variant.as_deref().map(Variant::parse).transpose()?;
-    let selection = Selection::from_options(variant, args.tile.clone());
+    let selection = tilekit::kernels::matmul::selection_named(
+        gpu,
+        shape,
+        precision,
+        variant,
+        args.tile.as_deref(),
+    )?;
     let (c, run) = match precision {
         Precision::F16 if compute_f16 => {
             ctx.warm(|| gpu.matmul_f16(&av, &bv, (mm, kk, nn), &selection).wait())?

@@ -23,7 +23,7 @@ pub struct RunArgs {
     /// The kernel: naive, tiled or padded.
     #[arg(long, default_value = "padded")]
     variant: String,
-    /// Force a planner candidate, e.g. TILE=16.
+    /// Force the tile width, e.g. TILE=16 (or 16).
     #[arg(long)]
     tile: Option<String>,
 }
@@ -89,7 +89,7 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         });
     }
     let gpu = ctx.gpu()?;
-    let tile = args.tile.as_deref();
+    let tile = args.tile.as_deref().map(tile_width).transpose()?;
     let (data, run) = match &input.data {
         Data::F64(x) => {
             let (out, run) = ctx.warm(|| gpu.transpose(x, rows, cols, v, tile).wait())?;
@@ -118,5 +118,20 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         fields: fields.as_object().cloned().unwrap_or_default(),
         output: Some(out),
         check: Check::Exact(expected),
+    })
+}
+
+/// `--tile` as the tile's width: `16`, or a candidate's label `TILE=16` (`TILE=16, ROWS=4`).
+fn tile_width(label: &str) -> Result<u32, Fail> {
+    let width = label
+        .trim()
+        .trim_start_matches("TILE=")
+        .split(',')
+        .next()
+        .unwrap_or("");
+    width.trim().parse().map_err(|_| {
+        usage(format!(
+            "--tile {label}: a tile width, e.g. TILE=16 or 16 (`tilekit plan transpose` lists them)"
+        ))
     })
 }

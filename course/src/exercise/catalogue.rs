@@ -213,7 +213,7 @@ fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> 
 fn tile16() -> matmul::Selection {
     matmul::Selection::Forced {
         variant: Mm::TILED,
-        tile: "TILE=16".into(),
+        tile: tilekit::plan::Tile::square(16),
     }
 }
 
@@ -307,13 +307,7 @@ fn transpose_case(rows: usize, cols: usize, aligned: bool) -> Case {
             Box::pin(async move {
                 let data: Vec<u32> = (0..(rows * cols) as u32).collect();
                 let (out, _) = g
-                    .transpose(
-                        &data,
-                        rows,
-                        cols,
-                        transpose::Variant::Padded,
-                        Some("TILE=32"),
-                    )
+                    .transpose(&data, rows, cols, transpose::Variant::Padded, Some(32))
                     .await?;
                 let want: Vec<u32> = (0..cols)
                     .flat_map(|c| (0..rows).map(move |r| (r * cols + c) as u32))

@@ -121,7 +121,7 @@ impl Kernel for Blocked {
     ) -> LocalFuture<'a, Result<Launch>> {
         Box::pin(async move {
             let plan = plan.expect("the blocked kernel has a plan");
-            let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
+            let super::Block { bm, bn } = super::Block::of(plan);
             let tiles_x = shape.n.div_ceil(bn);
             // 128-bit loads where every row of A and B starts on a 16-byte boundary.
             let vec4 = shape.k.is_multiple_of(4) && shape.n.is_multiple_of(4);
@@ -157,9 +157,8 @@ impl Kernel for Blocked {
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {
-        let (bm, bn) = plan.map_or((64, 64), |p| (p.constant("BM"), p.constant("BN")));
-        let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
-        m * k * n.div_ceil(bn as u64) + k * n * m.div_ceil(bm as u64)
+        plan.map_or(super::Block { bm: 64, bn: 64 }, super::Block::of)
+            .global_loads(s)
     }
 }
 

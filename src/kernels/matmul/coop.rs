@@ -398,7 +398,7 @@ impl Kernel for Coop {
     ) -> LocalFuture<'a, Result<Launch>> {
         Box::pin(async move {
             let plan = plan.expect("the cooperative kernel has a plan");
-            let (bm, bn) = (plan.constant("BM"), plan.constant("BN"));
+            let super::Block { bm, bn } = super::Block::of(plan);
             let Shape { m, k, n } = shape;
             let n4 = round4(n);
             // Ragged K or N: the ragged operand (A for K, B for N) copied into rows of 4 halves
@@ -458,8 +458,7 @@ impl Kernel for Coop {
     }
 
     fn global_loads(&self, s: Shape, plan: Option<&Plan>) -> u64 {
-        let (bm, bn) = plan.map_or((128, 128), |p| (p.constant("BM"), p.constant("BN")));
-        let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
-        m * k * n.div_ceil(bn as u64) + k * n * m.div_ceil(bm as u64)
+        plan.map_or(super::Block { bm: 128, bn: 128 }, super::Block::of)
+            .global_loads(s)
     }
 }

@@ -28,8 +28,8 @@ pub mod tune;
 mod verify;
 
 pub use select::{
-    measured_rates, plan, planner_choice, select, Chosen, Selection, GEMV_F16_MAX_M_BESIDE_COOP,
-    GEMV_MAX_M,
+    measured_rates, plan, planner_choice, select, selection_named, Chosen, Selection,
+    GEMV_F16_MAX_M_BESIDE_COOP, GEMV_MAX_M,
 };
 
 pub use verify::{f16_bound, f16_input_bound, f32_bound, reference, verify, verify_sampled};
@@ -540,5 +540,33 @@ pub(crate) fn lesson_module() -> Module {
             include_str!("../../../shaders/matmul.wgsl"),
         ),
         needs: wgpu::Features::empty(),
+    }
+}
+
+/// The block of C one workgroup of a blocked kernel computes, as its plan sets it (the shader's
+/// `BM` and `BN` overrides): read from the plan in this one place, numbers everywhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// Rows of C.
+    pub(crate) bm: u32,
+    /// Columns of C.
+    pub(crate) bn: u32,
+}
+
+impl Block {
+    /// The block `plan` chose.
+    pub(crate) fn of(plan: &Plan) -> Block {
+        Block {
+            bm: plan.constant("BM"),
+            bn: plan.constant("BN"),
+        }
+    }
+
+    /// Elements a product of `s` in these blocks loads from global memory: each block reads
+    /// its BM rows of A and BN columns of B once (PMPP 4.4: a tile of C reads A and B once per
+    /// tile, not per element).
+    pub(crate) fn global_loads(self, s: Shape) -> u64 {
+        let (m, k, n) = (s.m as u64, s.k as u64, s.n as u64);
+        m * k * n.div_ceil(self.bn as u64) + k * n * m.div_ceil(self.bm as u64)
     }
 }

@@ -9,13 +9,14 @@
 //!   planner's rules: the first variant in the order for shapes like this one that fits the
 //!   adapter, with the planner's tile.
 //! - [`Selection::Variant`]: that variant, with the planner's tile.
-//! - [`Selection::Tile`]: a tile by label without a variant: the variant `Auto` picks if the
-//!   tile is one of its candidates, else the first variant at this precision that has it.
-//! - [`Selection::Forced`]: that variant with that tile (a typed error if it has no such tile or
-//!   the adapter cannot hold it).
+//! - [`Selection::Forced`]: that variant with that [`Tile`] (a typed error if it has no such
+//!   tile or the adapter cannot hold it).
+//!
+//! Tiles travel as [`Tile`]s, the constants the launch sets; a label (`TILE=16`, `64x64x8`) is
+//! the command line's name for one, turned into a [`Selection`] by [`selection_named`].
 
 use super::{Precision, Shape, Variant};
-use crate::plan::{ChosenBy, Plan, Rates};
+use crate::plan::{ChosenBy, Plan, Rates, Tile};
 use crate::{Error, Gpu, Result};
 use std::sync::Arc;
 
@@ -27,27 +28,14 @@ pub enum Selection {
     Auto,
     /// This variant, with the planner's tile.
     Variant(Variant),
-    /// This tile (e.g. `TILE=8`), in the variant that has it.
-    Tile(String),
-    /// This variant with this tile.
+    /// This variant with this tile (a whole tile, or the part of one that picks it:
+    /// `Tile::of([("BM", 64), ("BN", 64), ("BK", 8)])`).
     Forced {
         /// The variant.
         variant: Variant,
-        /// The tile's label.
-        tile: String,
+        /// The tile.
+        tile: Tile,
     },
-}
-
-impl Selection {
-    /// The selection a command line means by `--variant` and `--tile`, each optional.
-    pub fn from_options(variant: Option<Variant>, tile: Option<String>) -> Selection {
-        match (variant, tile) {
-            (None, None) => Selection::Auto,
-            (Some(v), None) => Selection::Variant(v),
-            (None, Some(t)) => Selection::Tile(t),
-            (Some(variant), Some(tile)) => Selection::Forced { variant, tile },
-        }
-    }
 }
 
 /// A selection resolved for one shape: the variant, its plan (`None` for a variant with no tile
@@ -110,30 +98,62 @@ impl Gpu {
                 self.plan_matmul(*variant, shape, Some((tile, ChosenBy::Forced)))?,
                 ChosenBy::Caller,
             )),
-            Selection::Tile(tile) => {
+        }
+    }
+
+    /// The selection the command line means by `--variant` and `--tile LABEL`, each optional:
+    /// the label turned into that variant's [`Tile`]; without a variant, the variant `Auto`
+    /// picks if the label is one of its candidates, else the first variant at this precision
+    /// that has it. A typed error lists every variant's labels.
+    pub(crate) fn selection_named(
+        &self,
+        shape: Shape,
+        precision: Precision,
+        variant: Option<Variant>,
+        label: Option<&str>,
+    ) -> Result<Selection> {
+        let Some(label) = label else {
+            return Ok(variant.map_or(Selection::Auto, Selection::Variant));
+        };
+        let order = match variant {
+            Some(v) => vec![v],
+            None => {
                 let auto = self.select_matmul(shape, precision, &Selection::Auto)?;
                 let mut order = vec![auto.variant];
                 order.extend(
                     Variant::all().filter(|v| v.precision() == precision && *v != auto.variant),
                 );
-                let mut tiles = Vec::new();
-                for v in order {
-                    match self.plan_matmul(v, shape, Some((tile, ChosenBy::Forced))) {
-                        Ok(plan) => return Ok(chosen(v, plan, auto.chosen_by)),
-                        Err(Error::UnknownTile { choices, .. }) => {
-                            tiles.push(format!("{v}: {}", choices.join(" ")))
-                        }
-                        Err(e @ Error::TileTooLarge { .. }) => return Err(e),
-                        Err(_) => {}
-                    }
+                order
+            }
+        };
+        let mut labels = Vec::new();
+        for v in order.iter().copied() {
+            let tiling = match v.tiling(shape, &self.caps()) {
+                Ok(Some(t)) => t,
+                Ok(None) if variant.is_some() => {
+                    return Err(Error::InvalidArgument {
+                        what: format!("tile {label} for the {v} matmul"),
+                        why: "it has no tile to choose".into(),
+                    })
                 }
-                Err(Error::UnknownTile {
-                    kernel: format!("{precision:?} matmul (every variant)"),
-                    got: tile.clone(),
-                    choices: tiles,
-                })
+                _ => continue,
+            };
+            match self.planner().tile_named(tiling.as_ref(), label) {
+                Ok(tile) => return Ok(Selection::Forced { variant: v, tile }),
+                Err(Error::UnknownTile { choices, .. }) => {
+                    labels.push(format!("{v}: {}", choices.join(" ")))
+                }
+                Err(e) => return Err(e),
             }
         }
+        Err(Error::UnknownTile {
+            kernel: match variant {
+                Some(v) => format!("{v} matmul"),
+                None => format!("{} matmul (every variant)", precision.name()),
+            },
+            got: label.to_string(),
+            choices: labels,
+        })
     }
 
     /// The planner's rules alone (no autotuner): the first variant in the order for shapes like
@@ -183,15 +203,16 @@ impl Gpu {
         &self,
         variant: Variant,
         shape: Shape,
-        tile: Option<(&str, ChosenBy)>,
+        tile: Option<(&Tile, ChosenBy)>,
     ) -> Result<Option<Arc<Plan>>> {
         self.require(variant.needs(), &format!("the {variant} matmul"))?;
         // Made once per variant, shape and tile: the same call in a loop plans once (a plan
         // held means its tiling was built without error before).
-        let key = format!(
-            "matmul {variant} {}x{}x{} {tile:?}",
-            shape.m, shape.k, shape.n
-        );
+        let key = crate::gpu::PlanKey {
+            kernel: variant.name(),
+            sizes: [shape.m as u64, shape.k as u64, shape.n as u64],
+            tile: tile.map(|(t, by)| (t.clone(), by)),
+        };
         if let Some(plan) = self.held_plan(&key) {
             return Ok(Some(plan));
         }
@@ -253,8 +274,13 @@ impl Gpu {
             let w = table
                 .get(&key)
                 .filter(|w| by == ChosenBy::Tuner || w.measured_near(shape))?;
+            // The cache names the tile by its label (the file's form): the tile it names.
             let plan = match &w.tile {
-                Some(t) => self.plan_matmul(w.variant, shape, Some((t, by))),
+                Some(label) => {
+                    let tiling = w.variant.tiling(shape, &self.caps()).ok()??;
+                    let tile = self.planner().tile_named(tiling.as_ref(), label).ok()?;
+                    self.plan_matmul(w.variant, shape, Some((&tile, by)))
+                }
                 None => self.plan_matmul(w.variant, shape, None),
             };
             match plan {
@@ -295,6 +321,18 @@ pub fn select(
     gpu.select_matmul(shape, precision, selection)
 }
 
+/// The selection the command line means by `--variant` and `--tile LABEL` on `gpu` (see
+/// [`Gpu`]'s `selection_named` rules in this module): where a tile's label becomes a [`Tile`].
+pub fn selection_named(
+    gpu: &Gpu,
+    shape: Shape,
+    precision: Precision,
+    variant: Option<Variant>,
+    label: Option<&str>,
+) -> Result<Selection> {
+    gpu.selection_named(shape, precision, variant, label)
+}
+
 /// The planner's rules alone (no autotuner): the first variant in the order for shapes like this
 /// one that fits `gpu`.
 pub fn planner_choice(gpu: &Gpu, shape: Shape, precision: Precision) -> Result<Variant> {
@@ -307,7 +345,7 @@ pub fn plan(
     gpu: &Gpu,
     variant: Variant,
     shape: Shape,
-    tile: Option<(&str, ChosenBy)>,
+    tile: Option<(&Tile, ChosenBy)>,
 ) -> Result<Option<Arc<Plan>>> {
     gpu.plan_matmul(variant, shape, tile)
 }
@@ -337,10 +375,15 @@ mod tests {
         let again = gpu.plan_matmul(Variant::PIPELINED, shape, None).unwrap();
         assert!(std::sync::Arc::ptr_eq(&plan, again.as_ref().unwrap()));
         let plan = (*plan).clone();
+        let key = |kernel: &'static str, i: u64| crate::gpu::PlanKey {
+            kernel,
+            sizes: [i, 0, 0],
+            tile: None,
+        };
         let made = std::cell::Cell::new(0);
         for _ in 0..3 {
             let held = gpu
-                .plan_once("test key".into(), || {
+                .plan_once(key("test", 0), || {
                     made.set(made.get() + 1);
                     Ok(plan.clone())
                 })
@@ -349,16 +392,18 @@ mod tests {
         }
         assert_eq!(made.get(), 1);
         // An error is returned, not held: the next call plans again.
-        let err = gpu.plan_once("failing".into(), || {
+        let err = gpu.plan_once(key("failing", 0), || {
             Err(crate::Error::InvalidArgument {
                 what: "nothing".into(),
                 why: "a test".into(),
             })
         });
         assert!(err.is_err());
-        assert!(gpu.plan_once("failing".into(), || Ok(plan.clone())).is_ok());
+        assert!(gpu
+            .plan_once(key("failing", 0), || Ok(plan.clone()))
+            .is_ok());
         for i in 0..PLANS_HELD + 5 {
-            gpu.plan_once(format!("key {i}"), || Ok(plan.clone()))
+            gpu.plan_once(key("key", i as u64), || Ok(plan.clone()))
                 .unwrap();
         }
         let held = gpu.plans.lock().unwrap().len();

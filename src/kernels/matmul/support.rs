@@ -266,7 +266,8 @@ pub(crate) async fn partial_block_steps(
     io: [(u32, Bind<'_>); 4],
     pb: PartialBlocks<'_>,
 ) -> Result<(Vec<Step>, DeviceBuffer<f32>)> {
-    let block = plan.constant("BM") as u64 * plan.constant("BN") as u64;
+    let b = super::Block::of(plan);
+    let block = b.bm as u64 * b.bn as u64;
     let parts = gpu
         .alloc_uninit::<f32>("stream-K partial blocks", (pb.blocks * block) as usize)
         .await?;

@@ -175,7 +175,7 @@ mod tests {
             n: 64,
         });
         let e = Planner::new(Limits::webgpu_default(), d.clone())
-            .plan_forced(&t, "TILE=32")
+            .plan_forced(&t, &crate::plan::Tile::square(32))
             .unwrap_err();
         match &e {
             Error::TileTooLarge {
@@ -192,7 +192,7 @@ mod tests {
         let mut small = Limits::webgpu_default();
         small.max_compute_workgroup_storage_size = 1024;
         let e = Planner::new(small, d)
-            .plan_forced(&t, "TILE=16")
+            .plan_forced(&t, &crate::plan::Tile::square(16))
             .unwrap_err();
         assert!(
             e.to_string().contains("max_compute_workgroup_storage_size"),

@@ -93,7 +93,7 @@ impl Gpu {
         output: &'a DeviceBuffer<T>,
         (rows, cols): (usize, usize),
         variant: Variant,
-        tile: Option<&'a str>,
+        tile: Option<u32>,
     ) -> crate::Call<'a, Run> {
         crate::Call::new(async move {
             let elems = grid_len(
@@ -110,7 +110,8 @@ impl Gpu {
             }
             let (m, n) = (len_u32("rows", rows)?, len_u32("cols", cols)?);
             let kernel = TransposeTiling { m, n, bytes: size };
-            let plan = self.planner().plan_or_forced(&kernel, tile)?;
+            let forced = tile.map(|t| crate::plan::Tile::of([("TILE", t)]));
+            let plan = self.planner().plan_or_forced(&kernel, forced.as_ref())?;
             let t = plan.constant("TILE");
             let tiles_x = n.div_ceil(t);
             let params = self.uniform(&[m, n, tiles_x, 0u32]);
@@ -142,7 +143,7 @@ impl Gpu {
         rows: usize,
         cols: usize,
         variant: Variant,
-        tile: Option<&'a str>,
+        tile: Option<u32>,
     ) -> crate::Call<'a, (Vec<T>, Run)> {
         crate::Call::new(async move {
             let elems = grid_len("transpose", (rows, cols), &[("input", data.len())])?;

@@ -119,16 +119,11 @@ impl Operands {
     }
 }
 
-/// The selection that runs `v` with `tile` (or `v` as the planner sizes it, for a variant with
-/// no tile).
-fn selection(v: Variant, tile: Option<&str>) -> Selection {
-    match tile {
-        Some(t) => Selection::Forced {
-            variant: v,
-            tile: t.to_string(),
-        },
-        None => Selection::Variant(v),
-    }
+/// The selection that runs `v` with the tile labelled `label` (the tuner lists and records
+/// candidates by their labels, the cache file's form), or `v` as the planner sizes it, for a
+/// variant with no tile.
+fn selection(gpu: &Gpu, shape: Shape, v: Variant, label: Option<&str>) -> Result<Selection> {
+    gpu.selection_named(shape, v.precision(), Some(v), label)
 }
 
 /// Bytes one untimed call of [`build_first`] may hold on the device beyond the operands, times
@@ -167,7 +162,7 @@ fn build_first(
     let next = AtomicUsize::new(0);
     let work = || -> Result<()> {
         while let Some((v, tile)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let sel = selection(*v, tile.as_deref());
+            let sel = selection(gpu, shape, *v, tile.as_deref())?;
             crate::gpu::block_on(operands.run(gpu, shape, &sel))?;
         }
         Ok(())
@@ -239,7 +234,7 @@ pub async fn tune_shape_async(
     #[cfg(not(target_arch = "wasm32"))]
     build_first(gpu, &operands, shape, &list)?;
     let time = async |v: Variant, tile: Option<&str>| -> Result<(f64, bool)> {
-        let sel = selection(v, tile);
+        let sel = selection(gpu, shape, v, tile)?;
         let (run, c) = operands.measure(gpu, shape, &sel).await?;
         let ok = verify_sampled(&ar, &br, &c, (m, k, n), 16, bound).is_ok();
         Ok((run.median, ok))
@@ -316,8 +311,13 @@ pub fn rates(gpu: &Gpu, results: &[Tuned]) -> VariantRates {
     let mps = gpu.profile.multiprocessors.unwrap_or(16).max(1) as u64;
     let fills = |t: &Trial| {
         t.verified
-            && t.tile.as_deref().is_some_and(|tile| {
-                gpu.plan_matmul(t.variant, t.shape, Some((tile, ChosenBy::Forced)))
+            && t.tile.as_deref().is_some_and(|label| {
+                let Ok(Selection::Forced { tile, .. }) =
+                    selection(gpu, t.shape, t.variant, Some(label))
+                else {
+                    return false;
+                };
+                gpu.plan_matmul(t.variant, t.shape, Some((&tile, ChosenBy::Forced)))
                     .ok()
                     .flatten()
                     .is_some_and(|p| {

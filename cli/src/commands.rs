@@ -171,12 +171,69 @@ fn io_err(p: &std::path::Path, e: std::io::Error) -> CliError {
     }
 }
 
+/// The text of `p`, read only up to `cap` bytes: a file past them (`/dev/zero`, a log given by
+/// mistake) is refused once the cap is reached, not read until memory runs out.
+fn read_capped(p: &std::path::Path, cap: u64, what: &str) -> Result<String, CliError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(p)
+        .and_then(|f| f.take(cap + 1).read_to_end(&mut bytes))
+        .map_err(|e| io_err(p, e))?;
+    if bytes.len() as u64 > cap {
+        return Err(CliError::Usage(format!(
+            "{}: more than the {} MiB {what} may have",
+            p.display(),
+            cap >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        io_err(
+            p,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 text: {e}"),
+            ),
+        )
+    })
+}
+
+/// The most a shader a learner checks may have: a lesson's kernel is a few KiB.
+const SHADER_CAP: u64 = 1 << 20;
+/// The most an earlier `bench --json` file may have: a full run's is under 1 MiB.
+const BENCH_JSON_CAP: u64 = 64 << 20;
+
 /// Each of `paths` checked as a place to write before the work starts.
+/// Two outputs on one path would leave only the last one written: refused before any work, as
+/// `cp a b b` is.
 fn prepare(paths: &[&Option<PathBuf>]) -> Result<Vec<Option<Output>>, CliError> {
+    let given: Vec<&PathBuf> = paths.iter().filter_map(|p| p.as_ref()).collect();
+    for (i, a) in given.iter().enumerate() {
+        for b in &given[i + 1..] {
+            if same_file(a, b) {
+                return Err(CliError::Usage(format!(
+                    "{} is given for two outputs: each needs a file of its own",
+                    a.display()
+                )));
+            }
+        }
+    }
     paths
         .iter()
         .map(|p| p.as_deref().map(Output::prepare).transpose())
         .collect()
+}
+
+/// Whether `a` and `b` name one file: the same path once made absolute, or (where both exist)
+/// the same file through links.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let absolute = |p: &std::path::Path| std::path::absolute(p).ok();
+    if absolute(a).is_some() && absolute(a) == absolute(b) {
+        return true;
+    }
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
 }
 
 /// `tilekit bench`.
@@ -184,15 +241,11 @@ pub fn bench(g: &Globals, a: super::args::BenchArgs) -> Result<(), Fail> {
     let [json_out, chart_out, html_out] =
         <[Option<Output>; 3]>::try_from(prepare(&[&a.json, &a.chart, &a.html])?)
             .expect("three outputs");
-    let gpu = g.open()?;
-    let mut cfg = crate::bench::Config::new(a.quick);
-    if let Some(r) = a.repeats {
-        cfg.repeats = r as usize;
-    }
-    cfg.filter = a.filter.clone();
+    // The earlier run is read before the GPU is opened: a file that is no bench JSON is bad
+    // input, found at once.
     let earlier = match &a.compare {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| io_err(p, e))?;
+            let text = read_capped(p, BENCH_JSON_CAP, "a bench JSON file")?;
             Some(crate::bench::Report::from_json(&text).map_err(|e| {
                 io_err(
                     p,
@@ -205,6 +258,12 @@ pub fn bench(g: &Globals, a: super::args::BenchArgs) -> Result<(), Fail> {
         }
         None => None,
     };
+    let gpu = g.open()?;
+    let mut cfg = crate::bench::Config::new(a.quick);
+    if let Some(r) = a.repeats {
+        cfg.repeats = r as usize;
+    }
+    cfg.filter = a.filter.clone();
     let pb = progress(None);
     let report = crate::bench::run(&gpu, cfg, |name| {
         pb.set_message(name.to_string());
@@ -376,7 +435,7 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
         }
         ExerciseAction::Check { name, file } => {
             let ex = tilekit_course::exercise::exercise(&name)?;
-            let source = std::fs::read_to_string(&file).map_err(|e| io_err(&file, e))?;
+            let source = read_capped(&file, SHADER_CAP, "a shader")?;
             let gpu = g.open()?;
             let verdict =
                 tilekit_course::exercise::check(&gpu, &ex, &source, &file.display().to_string());

@@ -85,7 +85,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("error: {}", f.message());
-            if json {
+            if json && !matches!(f, Fail::Reported(_)) {
                 commands::print_error(&f);
             }
             ExitCode::from(f.code())

@@ -517,3 +517,124 @@ fn float64_beyond_float32_is_refused_not_computed_as_infinity() {
     );
     refused_within(&["run", "reduce", "--input", a], &[], "float32", 10.0);
 }
+
+#[test]
+fn an_on_off_variable_with_another_value_is_refused() {
+    refused_within(
+        &["run", "reduce", "10"],
+        &[("TILEKIT_CHECKED", "banana")],
+        "TILEKIT_CHECKED",
+        10.0,
+    );
+}
+
+#[test]
+fn two_outputs_on_one_path_are_refused_before_any_work() {
+    let d = dir("two-outputs");
+    let same = d.path().join("same.json");
+    let arg = s(&same);
+    refused_within(
+        &["bench", "--quick", "--json", arg, "--html", arg],
+        &[],
+        "is given for two outputs",
+        10.0,
+    );
+    assert!(!same.exists(), "nothing is written");
+}
+
+#[test]
+fn a_shader_file_that_never_ends_is_refused_at_its_cap() {
+    refused_within(
+        &["exercise", "check", "tiled-matmul", "/dev/zero"],
+        &[],
+        "more than the 1 MiB a shader may have",
+        10.0,
+    );
+}
+
+#[test]
+fn a_compare_file_that_never_ends_is_refused_at_its_cap() {
+    refused_within(
+        &["bench", "--quick", "--compare", "/dev/zero"],
+        &[],
+        "more than the 64 MiB a bench JSON file may have",
+        20.0,
+    );
+}
+
+/// The learner's file with `from` replaced by `to`, checked as `exercise`: its exit code and
+/// what it printed.
+fn check_edited(exercise: &str, from: &str, to: &str) -> (Option<i32>, String) {
+    let scratch = dir("edited");
+    let file = scratch.path().join("mine.wgsl");
+    let solution = tilekit_course::exercise::exercise(exercise)
+        .unwrap()
+        .solution_source;
+    let edited = solution.replacen(from, to, 1);
+    assert_ne!(edited, solution, "{from:?} is in the solution");
+    std::fs::write(&file, edited).unwrap();
+    let out = tilekit(&["exercise", "check", exercise, s(&file)]);
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(!text.contains("panicked"), "{text}");
+    (out.status.code(), text)
+}
+
+#[test]
+fn an_expression_of_twenty_thousand_terms_is_refused_not_an_abort() {
+    let terms = vec!["0u"; 20_000].join(" + ");
+    let (code, text) = check_edited(
+        "dynamic-reverse",
+        "workgroupBarrier();",
+        &format!("let unused = {terms};\n    workgroupBarrier();"),
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("more than 1000 operators"), "{text}");
+}
+
+#[test]
+fn a_workgroup_array_over_the_adapters_limit_is_refused() {
+    let (code, text) = check_edited(
+        "dynamic-reverse",
+        "@compute",
+        "var<workgroup> too_big: array<u32, 1048576>;\n@compute",
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("var<workgroup> declarations need 41945")
+            && text.contains("over this adapter's max_compute_workgroup_storage_size"),
+        "{text}"
+    );
+}
+
+/// A pipe whose header declares more data than the adapter's buffers take is refused after the
+/// header, not read on until memory runs out.
+#[test]
+fn a_pipe_declaring_more_than_the_adapter_takes_is_refused_after_its_header() {
+    use std::io::Write;
+    let scratch = dir("fifo-huge");
+    let fifo = scratch.path().join("huge.npy");
+    assert!(Command::new("mkfifo")
+        .arg(s(&fifo))
+        .status()
+        .unwrap()
+        .success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            let header = common::npy::bytes_of("<f4", &[10_000_000_000], &[]);
+            let _ = f.write_all(&header);
+            // Data without end, until the reader goes (the write then fails) or 20 s pass.
+            let chunk = vec![0u8; 1 << 20];
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(20) && f.write_all(&chunk).is_ok() {}
+        })
+    };
+    refused_within(
+        &["run", "reduce", "--input", s(&fifo)],
+        &[],
+        "needs 40000000000 bytes of data, over the",
+        10.0,
+    );
+    writer.join().unwrap();
+}

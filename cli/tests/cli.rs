@@ -127,6 +127,24 @@ fn half_npy(path: &Path, values: &[f32], shape: &[u64]) {
     std::fs::write(path, npy::bytes_of("<f2", shape, &data)).unwrap();
 }
 
+/// A float32 sum past f32's range is written as NumPy's `np.sum` gives it, an infinity of its
+/// sign, not refused as a wrong result; `--json` prints one object that says it verified.
+#[test]
+fn a_float32_sum_past_its_range_is_an_infinity_as_in_numpy() {
+    let scratch = dir("reduce-f32-overflow");
+    let x = scratch.path().join("big.npy");
+    npy::save(&x, &[3e38f32, 3e38, 1.0], &[3]);
+    let out = tilekit(&["run", "reduce", "--input", s(&x), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let j: serde_json::Value = serde_json::from_str(&text).expect("one JSON object");
+    assert_eq!(j["verified"], serde_json::json!(true), "{text}");
+}
+
 /// A float16 sum past f16's range is written as NumPy's `np.sum` gives it, an infinity of its
 /// sign, not refused as a wrong result; one inside the range is the sum.
 #[test]

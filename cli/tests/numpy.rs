@@ -9,6 +9,22 @@ use std::process::Command;
 fn every_kernel_and_dtype_matches_numpy_through_npy_files() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/numpy_e2e.py");
     let python = std::env::var("TILEKIT_PYTHON").unwrap_or_else(|_| "python3".into());
+    // Without NumPy the script's traceback would be all a developer sees: say what to do first.
+    let probe = Command::new(&python)
+        .args(["-c", "import numpy"])
+        .output()
+        .unwrap_or_else(|e| panic!("{}", needs_numpy(&python, &e.to_string())));
+    assert!(
+        probe.status.success(),
+        "{}",
+        needs_numpy(
+            &python,
+            String::from_utf8_lossy(&probe.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        )
+    );
     let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_tilekit"))
@@ -33,4 +49,13 @@ fn every_kernel_and_dtype_matches_numpy_through_npy_files() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     assert!(cases >= 100, "only {cases} cases ran:\n{text}");
+}
+
+/// What to do when `python` cannot import NumPy.
+fn needs_numpy(python: &str, why: &str) -> String {
+    format!(
+        "this test compares tilekit's .npy files with NumPy, and {python} cannot import it ({why}). \
+         Run `bash scripts/test.sh` (it installs NumPy for that interpreter), or \
+         `{python} -m pip install numpy`, or set TILEKIT_PYTHON to a Python that has NumPy."
+    )
 }

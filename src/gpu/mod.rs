@@ -63,8 +63,22 @@ fn timeout_from_env() -> Result<Duration> {
     }
 }
 
-fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+/// An on/off environment variable: unset, empty, `0`, `false`, `no` or `off` is off; `1`,
+/// `true`, `yes` or `on` is on (any case); anything else is an error naming the value (a typo
+/// once turned a flag on in silence).
+fn env_flag(name: &str) -> Result<bool> {
+    let Ok(v) = std::env::var(name) else {
+        return Ok(false);
+    };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        "1" | "true" | "yes" | "on" => Ok(true),
+        _ => Err(Error::OutOfRange {
+            what: name.into(),
+            value: format!("{v:?}"),
+            limit: "1, true, yes or on to turn it on; 0, false, no, off or empty for off".into(),
+        }),
+    }
 }
 
 /// What a plan the [`Gpu`] holds was made for: the kernel, its problem size and the tile asked
@@ -255,8 +269,8 @@ impl Gpu {
             features,
             summary,
             profile,
-            runtime_checks: opts.runtime_checks || env_flag("TILEKIT_CHECKED"),
-            poison_outputs: opts.poison_outputs || env_flag("TILEKIT_POISON"),
+            runtime_checks: opts.runtime_checks || env_flag("TILEKIT_CHECKED")?,
+            poison_outputs: opts.poison_outputs || env_flag("TILEKIT_POISON")?,
             timeout,
             pipelines: PipelineCache::default(),
             pools: Pools::default(),

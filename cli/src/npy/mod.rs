@@ -242,8 +242,9 @@ fn npy_err(path: &Path, message: impl Into<String>) -> CliError {
     }
 }
 
-/// Read a `.npy` file from disk.
-pub fn read(path: &Path) -> Result<Array> {
+/// Read a `.npy` file from disk, refusing one whose header declares more than `max_data` bytes
+/// of data before reading any of it (a pipe would be read until memory runs out).
+pub fn read(path: &Path, max_data: Option<u64>) -> Result<Array> {
     let io = |e: std::io::Error| CliError::Io {
         path: path.display().to_string(),
         source: e,
@@ -254,7 +255,7 @@ pub fn read(path: &Path) -> Result<Array> {
     }
     let file = std::fs::File::open(path).map_err(io)?;
     let len = meta.is_file().then_some(meta.len());
-    read_from(std::io::BufReader::new(file), len, path)
+    read_from_capped(std::io::BufReader::new(file), len, max_data, path)
 }
 
 /// The largest header tilekit reads. NumPy writes a few hundred bytes and its own reader refuses
@@ -264,7 +265,17 @@ pub const MAX_HEADER: usize = 10_000;
 
 /// Read a `.npy` file from any reader (`len`: its size in bytes when known, to refuse a header
 /// that claims more data than there is before allocating for it). `path` names it in errors.
-pub fn read_from(mut reader: impl Read, len: Option<u64>, path: &Path) -> Result<Array> {
+pub fn read_from(reader: impl Read, len: Option<u64>, path: &Path) -> Result<Array> {
+    read_from_capped(reader, len, None, path)
+}
+
+/// [`read_from`], refusing a header that declares more than `max_data` bytes of data.
+pub fn read_from_capped(
+    mut reader: impl Read,
+    len: Option<u64>,
+    max_data: Option<u64>,
+    path: &Path,
+) -> Result<Array> {
     let (header, at) = read_header(&mut reader, path)?;
     if header.fortran_order {
         return Err(npy_err(
@@ -299,6 +310,14 @@ pub fn read_from(mut reader: impl Read, len: Option<u64>, path: &Path) -> Result
     let needed = count
         .checked_mul(item)
         .ok_or_else(|| npy_err(path, format!("shape {shape:?} overflows")))?;
+    if let Some(max) = max_data.filter(|max| needed > *max) {
+        return Err(npy_err(
+            path,
+            format!(
+                "the header's shape {shape:?} needs {needed} bytes of data, over the {max} this adapter's buffers can take (max_storage_buffer_binding_size)"
+            ),
+        ));
+    }
     if let Some(len) = len {
         if len.saturating_sub(at) < needed {
             return Err(npy_err(

@@ -71,6 +71,9 @@ pub enum Fail {
     Input(CliError),
     /// The result did not match the CPU reference: exit code 1.
     Wrong(String),
+    /// A failure whose `--json` object is already printed, with the error in it: `main` prints
+    /// no second one.
+    Reported(Box<Fail>),
 }
 
 impl From<Error> for Fail {
@@ -112,6 +115,7 @@ impl Fail {
         match self {
             Fail::Input(_) => 2,
             Fail::Wrong(_) => 1,
+            Fail::Reported(f) => f.code(),
         }
     }
 
@@ -120,6 +124,7 @@ impl Fail {
         match self {
             Fail::Input(e) => e.to_string(),
             Fail::Wrong(m) => m.clone(),
+            Fail::Reported(f) => f.message(),
         }
     }
 }
@@ -165,9 +170,12 @@ impl Ctx {
         f()
     }
 
-    /// Read a `.npy` input.
+    /// Read a `.npy` input, its declared size checked against the adapter's limits before any
+    /// data is read (float64 data is halved into float32 on its way to the GPU: twice the
+    /// binding's bytes).
     pub fn input(&self, path: &Path) -> Result<Array, CliError> {
-        npy::read(path)
+        let limit = self.gpu()?.limits().max_storage_buffer_binding_size;
+        npy::read(path, Some(limit.saturating_mul(2)))
     }
 
     /// A warning on stderr (never on stdout, which `--json` keeps clean).
@@ -340,16 +348,23 @@ fn check(a: &Array, c: &Check) -> Result<Option<bool>, String> {
             if got.len() != exact.len() {
                 return Err(format!("{} values, expected {}", got.len(), exact.len()));
             }
-            let f16 = matches!(a.data, Data::F16(_));
+            // The largest finite value of the result's type, and where rounding reaches
+            // infinity: f16's 65504 and 2^16, f32's largest and 2^128.
+            let range = match a.data {
+                Data::F16(_) => Some((65504.0, 65536.0)),
+                Data::F32(_) => Some((f32::MAX as f64, 2f64.powi(128))),
+                _ => None,
+            };
             for (i, ((g, &e), b)) in got.iter().zip(exact).zip(bound).enumerate() {
-                // A float16 result past f16's range is an infinity, as NumPy gives it: the
-                // conversion rounds an f32 of 2^16 or more to infinity (and one between f16's
-                // largest finite, 65504, and 2^16 either way; WGSL leaves which to the
-                // implementation), so an element whose reference lies that far out, bound
-                // included, must be an infinity, and one whose bound reaches past 65504 may be.
-                let e = if f16
-                    && (e.abs() - b >= 65536.0 || (e.abs() + b > 65504.0 && g.is_infinite()))
-                {
+                // A result past its type's range is an infinity, as NumPy gives it (a float32
+                // sum of large values overflows there too): the rounding takes a value at the
+                // threshold or beyond to infinity (and one between the largest finite and the
+                // threshold either way; WGSL leaves which to the implementation), so an element
+                // whose reference lies that far out, bound included, must be an infinity, and
+                // one whose bound reaches past the largest finite may be.
+                let e = if range.is_some_and(|(largest, threshold)| {
+                    e.abs() - b >= threshold || (e.abs() + b > largest && g.is_infinite())
+                }) {
                     f64::INFINITY.copysign(e)
                 } else {
                     e
@@ -428,7 +443,21 @@ pub fn finish(common: &Common, output: Option<&output::Output>, out: Outcome) ->
             f.insert("dtype".into(), json!(a.descr()));
             f.insert("shape".into(), json!(a.shape));
         }
+        // A wrong result's error goes in this object: `--json` prints one object, always.
+        let failed = wrong
+            .as_ref()
+            .map(|d| wrong_result(out.kernel, d, output.is_some()));
+        if let Some(fail) = &failed {
+            f.insert(
+                "error".into(),
+                json!({"exit_code": fail.code(), "message": fail.message()}),
+            );
+        }
         print_json(f);
+        return match failed {
+            Some(fail) => Err(Fail::Reported(Box::new(fail))),
+            None => Ok(()),
+        };
     } else {
         let v = match verified {
             Some(true) => "yes, against the CPU reference".to_string(),
@@ -445,17 +474,21 @@ pub fn finish(common: &Common, output: Option<&output::Output>, out: Outcome) ->
         }
     }
     match wrong {
-        Some(d) => Err(Fail::Wrong(format!(
-            "{} result is wrong: {d}{}",
-            out.kernel,
-            if output.is_some() {
-                " (nothing was written)"
-            } else {
-                ""
-            }
-        ))),
+        Some(d) => Err(wrong_result(out.kernel, &d, output.is_some())),
         None => Ok(()),
     }
+}
+
+/// The failure of a result that did not match the reference.
+fn wrong_result(kernel: &str, detail: &str, had_output: bool) -> Fail {
+    Fail::Wrong(format!(
+        "{kernel} result is wrong: {detail}{}",
+        if had_output {
+            " (nothing was written)"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Every family's `tilekit run` subcommand, in the lessons' order: one line registers a family.
@@ -470,4 +503,33 @@ pub fn commands() -> Vec<RunCommand> {
         blur::COMMAND,
         carve::COMMAND,
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{finish, Check, Common, Fail, Outcome};
+
+    /// With `--json`, a wrong result's error is in the one object `finish` prints, and the
+    /// failure says so, so that `main` prints no second object.
+    #[test]
+    fn a_wrong_result_under_json_is_reported_in_its_one_object() {
+        let out = Outcome {
+            kernel: "reduce",
+            text: String::new(),
+            fields: Default::default(),
+            output: None,
+            check: Check::Done(false, "element 0: got 1, expected 2".into()),
+        };
+        let common = Common {
+            json: true,
+            verify: false,
+        };
+        match finish(&common, None, out) {
+            Err(Fail::Reported(f)) => {
+                assert_eq!(f.code(), 1);
+                assert!(f.message().contains("expected 2"), "{}", f.message());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

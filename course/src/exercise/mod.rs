@@ -182,9 +182,75 @@ pub fn check(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
     pollster::block_on(check_async(gpu, ex, source, path))
 }
 
+/// The most binary operators one statement of a learner's shader may chain: the lessons' longest
+/// has a dozen, and naga's parser recurses once for each.
+pub const MAX_EXPRESSION_OPERATORS: usize = 1000;
+
+/// A message naming the first statement of `source` that chains more than
+/// [`MAX_EXPRESSION_OPERATORS`] binary operators, if one does.
+fn too_long_expression(source: &str, path: &str) -> Option<String> {
+    let (mut operators, mut start_line, mut line) = (0usize, 1usize, 1usize);
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            ';' | '{' | '}' => {
+                operators = 0;
+                start_line = line;
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                // A comment runs to the end of its line.
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        break;
+                    }
+                }
+            }
+            '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '<' | '>' => operators += 1,
+            _ => {}
+        }
+        if operators > MAX_EXPRESSION_OPERATORS {
+            return Some(format!(
+                "{path}:{start_line}: a statement with more than {MAX_EXPRESSION_OPERATORS} operators, over what the checker parses (split it into several statements)"
+            ));
+        }
+    }
+    None
+}
+
+/// The bytes `module`'s fixed-size `var<workgroup>` declarations take (an array sized by an
+/// override constant counts once its size is known, at pipeline creation).
+fn workgroup_bytes(module: &naga::Module) -> u64 {
+    let mut layouter = naga::proc::Layouter::default();
+    if layouter.update(module.to_ctx()).is_err() {
+        return 0;
+    }
+    module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .filter(|(_, g)| {
+            !matches!(
+                module.types[g.ty].inner,
+                naga::TypeInner::Array {
+                    size: naga::ArraySize::Pending(_),
+                    ..
+                }
+            )
+        })
+        .map(|(_, g)| layouter[g.ty].size as u64)
+        .sum()
+}
+
 /// Check `source` (the learner's WGSL, from the file named `path` in messages) for `ex` on
 /// `gpu` (see [`check`]).
 pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> Verdict {
+    // An expression of thousands of terms overflows the parser's stack (an abort natively, a
+    // trap in the page): refused before it is parsed.
+    if let Some(message) = too_long_expression(source, path) {
+        return Verdict::DoesNotCompile(message);
+    }
     // naga's own message (with the file and line) before wgpu sees it.
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(m) => m,
@@ -195,6 +261,14 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module)
     {
         return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path));
+    }
+    // wgpu does not check a fixed-size workgroup array against the adapter's limit.
+    let limit = gpu.limits().max_compute_workgroup_storage_size;
+    let needed = workgroup_bytes(&module);
+    if needed > limit as u64 {
+        return Verdict::DoesNotCompile(format!(
+            "{path}: its var<workgroup> declarations need {needed} bytes, over this adapter's max_compute_workgroup_storage_size of {limit} (CUDA's sharedMemPerBlock)"
+        ));
     }
     let divergent = divergent_barriers(&module, source);
     if !divergent.is_empty() {
@@ -320,5 +394,29 @@ fn learner_shader(ex: &Exercise, source: &str, cap: u32) -> Shader {
             ),
             bound_loops(source, cap),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fixed_workgroup_array_is_counted_and_an_override_sized_one_is_not() {
+        let src = "override N: u32 = 64u;
+            var<workgroup> big: array<f32, 1048576>;
+            var<workgroup> small: array<u32, 8>;
+            var<workgroup> sized: array<u32, N>;
+            @compute @workgroup_size(1) fn main() { big[0] = 1.0; small[0] = 1u; sized[0] = 1u; }";
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        assert_eq!(super::workgroup_bytes(&module), 4 * 1048576 + 4 * 8);
+    }
+
+    #[test]
+    fn an_expression_of_thousands_of_terms_is_refused_before_parsing() {
+        let terms = vec!["0.0"; 20_000].join("+");
+        let src = format!("// a comment - with * operators\n@compute @workgroup_size(1) fn main() {{\n  let x = {terms};\n}}\n");
+        let msg = super::too_long_expression(&src, "mine.wgsl").expect("refused");
+        assert!(msg.starts_with("mine.wgsl:2: "), "{msg}");
+        let short = "@compute @workgroup_size(1) fn main() { let x = 1.0 + 2.0 * 3.0; }";
+        assert_eq!(super::too_long_expression(short, "s.wgsl"), None);
     }
 }

@@ -132,10 +132,17 @@ struct CacheFile {
 /// Where the cache lives: `$TILEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/tilekit`, else
 /// `~/.cache/tilekit`; the file is `tune.json`.
 pub fn cache_path() -> Option<PathBuf> {
-    let dir = std::env::var_os("TILEKIT_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("tilekit")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tilekit")))?;
+    cache_path_in(|name| std::env::var_os(name))
+}
+
+/// [`cache_path`] with the environment `var` gives. An empty or relative directory counts as
+/// unset, as the XDG base directory specification says of `XDG_CACHE_HOME`: the cache is never
+/// written into whatever folder the command ran in.
+fn cache_path_in(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let absolute = |name: &str| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let dir = absolute("TILEKIT_CACHE_DIR")
+        .or_else(|| absolute("XDG_CACHE_HOME").map(|d| d.join("tilekit")))
+        .or_else(|| absolute("HOME").map(|h| h.join(".cache/tilekit")))?;
     Some(dir.join("tune.json"))
 }
 
@@ -302,4 +309,34 @@ pub(crate) fn merge(
         path: path.display().to_string(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_empty_or_relative_cache_dir_counts_as_unset() {
+        use std::ffi::OsString;
+        let p = |pairs: &[(&str, &str)]| {
+            super::cache_path_in(|name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(v))
+            })
+            .map(|p| p.display().to_string())
+        };
+        assert_eq!(
+            p(&[("TILEKIT_CACHE_DIR", "/c"), ("HOME", "/h")]).unwrap(),
+            "/c/tune.json"
+        );
+        assert_eq!(
+            p(&[("TILEKIT_CACHE_DIR", ""), ("HOME", "/h")]).unwrap(),
+            "/h/.cache/tilekit/tune.json"
+        );
+        assert_eq!(
+            p(&[("TILEKIT_CACHE_DIR", "here"), ("XDG_CACHE_HOME", "/x")]).unwrap(),
+            "/x/tilekit/tune.json"
+        );
+        assert_eq!(p(&[("TILEKIT_CACHE_DIR", ""), ("HOME", "")]), None);
+    }
 }

@@ -29,3 +29,22 @@ fn the_ratio_is_one_for_naive_and_higher_tiled() {
     assert!(tiled.ratio > 5.0, "{}", tiled.ratio);
     assert!(g.blur(&img, 64, 63, 1, Variant::Naive).wait().is_err());
 }
+
+/// The naive blur stages nothing in workgroup memory, so any radius runs (PMPP fig 4.1); the
+/// tiled one at a radius whose halo no tile's workgroup memory holds is a typed error naming
+/// the limit.
+#[test]
+fn a_naive_blur_runs_at_a_radius_no_tile_holds() {
+    let g = gpu();
+    let (w, h, r) = (37, 29, 64);
+    let img = random_f32(w * h, 11);
+    let (out, _) = g.blur(&img, w, h, r, Variant::Naive).wait().unwrap();
+    verify(&out, &reference(&img, w, h, r), r).unwrap();
+    if g.limits().max_compute_workgroup_storage_size < 4 * (8 + 2 * r) * (8 + 2 * r) {
+        let e = g.blur(&img, w, h, r, Variant::Tiled).wait().unwrap_err();
+        assert!(
+            e.to_string().contains("max_compute_workgroup_storage_size"),
+            "{e}"
+        );
+    }
+}

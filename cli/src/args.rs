@@ -128,7 +128,10 @@ impl Args for RunCmd {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         cmd.subcommand_required(true)
             .subcommands(run_commands().into_iter().map(|c| {
-                let sub = Common::augment_args((c.args)(clap::Command::new(c.name)));
+                // A negative size reaches the size parser, which names it, instead of being taken
+                // for an option.
+                let sub = Common::augment_args((c.args)(clap::Command::new(c.name)))
+                    .allow_negative_numbers(true);
                 let sub = if c.writes {
                     OutputArg::augment_args(sub)
                 } else {

@@ -638,3 +638,15 @@ fn a_pipe_declaring_more_than_the_adapter_takes_is_refused_after_its_header() {
     );
     writer.join().unwrap();
 }
+
+#[test]
+fn a_negative_size_is_named_not_taken_for_an_option() {
+    let out = tilekit(&["run", "matmul", "-1", "4", "4"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("-1 is negative: a size is a whole number of elements"),
+        "{err}"
+    );
+    assert!(!err.contains("-- -1"), "the tip that fails next: {err}");
+}

@@ -477,3 +477,26 @@ fn every_run_subcommand_verifies_random_data() {
         );
     }
 }
+
+/// `tilekit plan` knows every kernel `tilekit run` has: each plans at its default sizes.
+#[test]
+fn plan_knows_every_kernel_run_has() {
+    let cmd = tilekit_cli::command();
+    let run = cmd
+        .get_subcommands()
+        .find(|c| c.get_name() == "run")
+        .expect("a run command");
+    let names: Vec<String> = run
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in names {
+        let out = tilekit(&["plan", &name]);
+        assert!(
+            out.status.success(),
+            "plan {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

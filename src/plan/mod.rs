@@ -90,6 +90,34 @@ pub trait Tiling {
     }
 }
 
+/// A kernel with nothing to choose: one workgroup shape, fixed by its lesson (the histogram's
+/// 256 bins, the copy's grid-stride loop, the carved pool of N records). The planner still
+/// says whether the adapter holds it and what limits its residency, as for any kernel.
+#[derive(Clone, Debug)]
+pub struct FixedTiling {
+    /// Name on the command line (`histogram`).
+    pub kernel: &'static str,
+    /// The problem size, named.
+    pub sizes: Vec<(&'static str, u64)>,
+    /// The one candidate.
+    pub spec: Spec,
+}
+
+impl Tiling for FixedTiling {
+    fn kernel(&self) -> &'static str {
+        self.kernel
+    }
+    fn sizes(&self) -> Vec<(&'static str, u64)> {
+        self.sizes.clone()
+    }
+    fn candidates(&self) -> Vec<Spec> {
+        vec![self.spec.clone()]
+    }
+    fn scoring(&self) -> Scoring {
+        Scoring::Occupancy
+    }
+}
+
 /// Measured rates of a kernel's candidates, by label: how fast each runs per FMA when the GPU
 /// is full, relative to the fastest (1.0). `tilekit tune` measures them at the shapes it times
 /// that fill the GPU (see `kernels::matmul::tune::rates`).

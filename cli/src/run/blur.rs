@@ -14,7 +14,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// W H: the width and height of a random float32 image; not with --input.
-    #[arg(value_name = "SIZE", num_args = 0..=2)]
+    #[arg(value_name = "SIZE", num_args = 0..=2, value_parser = crate::run::size_arg)]
     sizes: Vec<usize>,
     /// Blur this 2-D .npy image instead (rows × columns; float16, float32 or float64).
     #[arg(long, value_name = "IMAGE.npy")]

@@ -11,7 +11,7 @@ use tilekit_course::units::time;
 pub struct RunArgs {
     /// Records: one workgroup of N invocations holds 3·N words (so N is at most the invocation
     /// and workgroup-memory limits allow).
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = crate::run::size_arg)]
     n: usize,
 }
 

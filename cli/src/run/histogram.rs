@@ -16,7 +16,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Count N random bytes; not with --input.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = crate::run::size_arg)]
     n: Option<usize>,
     /// Count this .npy file instead (uint8, or uint32 binned by the low byte).
     #[arg(long, value_name = "X.npy", conflicts_with = "n")]

@@ -19,7 +19,7 @@ use tilekit_course::units::{bytes, flops, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// M K N: the sizes of random matrices A (M×K) and B (K×N); not with --a/--b.
-    #[arg(value_name = "SIZE", num_args = 0..=3)]
+    #[arg(value_name = "SIZE", num_args = 0..=3, value_parser = crate::run::size_arg)]
     sizes: Vec<usize>,
     /// A as a 2-D .npy file (float16, float32 or float64).
     #[arg(long, value_name = "A.npy", requires = "b")]

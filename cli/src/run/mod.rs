@@ -129,6 +129,19 @@ impl Fail {
     }
 }
 
+/// A size on the command line: a whole number of elements. A negative one is named as such
+/// (clap would otherwise take `-1` for an option and suggest `-- -1`, which fails next).
+pub fn size_arg(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    if t.starts_with('-') && t[1..].chars().all(|c| c.is_ascii_digit()) && t.len() > 1 {
+        return Err(format!(
+            "{t} is negative: a size is a whole number of elements"
+        ));
+    }
+    t.parse::<usize>()
+        .map_err(|_| format!("{t:?} is not a size: a whole number of elements, e.g. 1024"))
+}
+
 /// A usage error (exit 2).
 pub fn usage(msg: impl Into<String>) -> Fail {
     Fail::Input(CliError::Usage(msg.into()))

@@ -22,7 +22,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Elements of random data (with --type); not with --input.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = crate::run::size_arg)]
     n: Option<usize>,
     /// Reduce this .npy file instead (float16/32/64, int32, uint32, uint8; every element).
     #[arg(long, value_name = "X.npy", conflicts_with = "n")]

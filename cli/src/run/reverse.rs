@@ -15,7 +15,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Reverse 0..N as uint32; not with --input.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = crate::run::size_arg)]
     n: Option<usize>,
     /// Reverse this .npy file instead (any dtype tilekit reads, any shape; written with -o as
     /// np.flip would give it).

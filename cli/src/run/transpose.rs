@@ -15,7 +15,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// M N: the rows and columns of a random float32 matrix; not with --input.
-    #[arg(value_name = "SIZE", num_args = 0..=2)]
+    #[arg(value_name = "SIZE", num_args = 0..=2, value_parser = crate::run::size_arg)]
     sizes: Vec<usize>,
     /// Transpose this 1-D or 2-D .npy file instead (any dtype tilekit reads).
     #[arg(long, value_name = "X.npy")]

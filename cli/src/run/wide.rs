@@ -12,7 +12,7 @@ use tilekit_course::units::{bandwidth, time};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Words to copy.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = crate::run::size_arg)]
     n: usize,
     /// Load width: scalar (32-bit) or vec4 (128-bit).
     #[arg(long, default_value = "vec4", value_name = "scalar|vec4")]

@@ -22,6 +22,9 @@ pub struct BlurTiling {
     pub height: u32,
     /// BLUR_SIZE: the window is (2·radius+1)².
     pub radius: u32,
+    /// Whether the tile and its halo are staged in workgroup memory (the tiled kernel); the
+    /// naive kernel reads every window pixel from global memory and needs none.
+    pub staged: bool,
 }
 
 impl Tiling for BlurTiling {
@@ -48,11 +51,19 @@ impl Tiling for BlurTiling {
                     workgroup_size: [t, t, 1],
                     usage: KernelUse {
                         invocations: t * t,
-                        workgroup_bytes: side.saturating_mul(side).saturating_mul(4),
+                        workgroup_bytes: if self.staged {
+                            side.saturating_mul(side).saturating_mul(4)
+                        } else {
+                            0
+                        },
                         registers: 16,
                     },
                     // Naive: window loads per pixel; tiled: side²/t² loads per pixel.
-                    reuse: window * (t * t) as f64 / (side as f64 * side as f64),
+                    reuse: if self.staged {
+                        window * (t * t) as f64 / (side as f64 * side as f64)
+                    } else {
+                        1.0
+                    },
                     workgroups: cdiv(self.width as u64, t as u64)
                         * cdiv(self.height as u64, t as u64),
                     split_k: None,
@@ -120,6 +131,7 @@ impl Gpu {
                 width: w,
                 height: h,
                 radius,
+                staged: variant == Variant::Tiled,
             })?;
             let t = plan.constant("TILE");
             let tiles_x = w.div_ceil(t);
@@ -251,6 +263,7 @@ impl Family for Blur {
                 width: 1024,
                 height: 1024,
                 radius,
+                staged: true,
             };
             for c in fitting(planner, &t) {
                 for v in Variant::ALL {
@@ -270,6 +283,7 @@ impl Family for Blur {
                     width: size_u32("W", s[0])?,
                     height: size_u32("H", s[1])?,
                     radius: size_u32("R", s[2])?.min(MAX_RADIUS),
+                    staged: true,
                 }))
             },
         }]

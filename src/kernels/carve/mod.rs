@@ -1,9 +1,10 @@
 //! Several arrays carved from one workgroup allocation (Harris, "Using Shared Memory in CUDA C/C++").
 //! Shader: `shaders/carve.wgsl`. Tests: `tests/carve.rs`. Example: `examples/10_carved_arrays.rs`.
 
+use super::PlanKernel;
 use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::pipeline::Shader;
-use crate::plan::{KernelUse, Planner};
+use crate::plan::{FixedTiling, KernelUse, Planner, Spec};
 use crate::{Error, Gpu};
 
 const SHADER: Shader = Shader::file("carve", include_str!("../../../shaders/carve.wgsl"));
@@ -138,5 +139,29 @@ impl Family for Carve {
             .filter(|&n| planner.check("carve", [n, 1, 1], usage(n)).is_ok())
             .map(|n| PipelineUse::new(m, "carved_reverse", vec![("N".into(), n as f64)]))
             .collect()
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "carve",
+            sizes: &[("N", 256)],
+            make: |s, _| {
+                let n = super::size_u32("N", s[0])?.max(1);
+                Ok(Box::new(FixedTiling {
+                    kernel: "carve",
+                    sizes: vec![("n", s[0])],
+                    spec: Spec {
+                        label: format!("N={n}"),
+                        constants: vec![("N", n)],
+                        workgroup_size: [n, 1, 1],
+                        usage: usage(n),
+                        reuse: 1.0,
+                        workgroups: 1,
+                        split_k: None,
+                        work: None,
+                    },
+                }))
+            },
+        }]
     }
 }

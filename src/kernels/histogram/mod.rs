@@ -2,10 +2,11 @@
 //! §8.1). Shader: `shaders/histogram.wgsl`. Tests: `tests/histogram.rs`.
 //! Example: `examples/07_workgroup_atomics.rs`.
 
+use super::PlanKernel;
 use super::{len_u32, Family, Module, PipelineUse, Run};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
-use crate::plan::{KernelUse, Planner};
+use crate::plan::{cdiv, FixedTiling, KernelUse, Planner, Spec};
 use crate::{Error, Gpu};
 
 const SHADER: Shader = Shader::file("histogram", include_str!("../../../shaders/histogram.wgsl"));
@@ -195,5 +196,28 @@ impl Family for Histogram {
             .iter()
             .flat_map(|v| [true, false].map(|p| PipelineUse::new(m, v.entry(), constants(p))))
             .collect()
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "histogram",
+            sizes: &[("N", 1 << 26)],
+            make: |s, _| {
+                Ok(Box::new(FixedTiling {
+                    kernel: "histogram",
+                    sizes: vec![("n", s[0])],
+                    spec: Spec {
+                        label: format!("WG={WG}"),
+                        constants: vec![],
+                        workgroup_size: [WG, 1, 1],
+                        usage: USAGE,
+                        reuse: 1.0,
+                        workgroups: cdiv(s[0].max(1), WG as u64),
+                        split_k: None,
+                        work: None,
+                    },
+                }))
+            },
+        }]
     }
 }

@@ -2,10 +2,11 @@
 //! §8.1). Shader: `shaders/wide.wgsl`. Tests: `tests/wide.rs`.
 //! Example: `examples/08_wide_loads.rs`. The vec4 copy is also `tilekit bench`'s bandwidth ceiling.
 
+use super::PlanKernel;
 use super::{len_u32, Family, Module, PipelineUse, Run, Word};
 use crate::buffer::DeviceBuffer;
 use crate::pipeline::Shader;
-use crate::plan::{KernelUse, Planner};
+use crate::plan::{cdiv, FixedTiling, KernelUse, Planner, Spec};
 use crate::pool::Bind;
 use crate::{Error, Gpu, Result};
 
@@ -143,5 +144,28 @@ impl Family for Wide {
                 })
             })
             .collect()
+    }
+
+    fn plans(&self) -> Vec<PlanKernel> {
+        vec![PlanKernel {
+            name: "copy",
+            sizes: &[("N", 1 << 26)],
+            make: |s, _| {
+                Ok(Box::new(FixedTiling {
+                    kernel: "copy",
+                    sizes: vec![("n", s[0])],
+                    spec: Spec {
+                        label: format!("WG={WG}"),
+                        constants: vec![],
+                        workgroup_size: [WG, 1, 1],
+                        usage: USAGE,
+                        reuse: 1.0,
+                        workgroups: cdiv(s[0].max(1), WG as u64),
+                        split_k: None,
+                        work: None,
+                    },
+                }))
+            },
+        }]
     }
 }

@@ -71,7 +71,24 @@ pub fn main() -> ExitCode {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // The library's warnings as the command's own ("warning: ..."), not in a logger's format;
+    // RUST_LOG=debug adds where each comes from.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|buf, record| {
+            use std::io::Write;
+            match record.level() {
+                log::Level::Error => writeln!(buf, "error: {}", record.args()),
+                log::Level::Warn => writeln!(buf, "warning: {}", record.args()),
+                level => writeln!(
+                    buf,
+                    "{}: {}: {}",
+                    level.as_str().to_lowercase(),
+                    record.target(),
+                    record.args()
+                ),
+            }
+        })
+        .init();
     // With --json, stdout holds one JSON object whatever happens (errors included); `bench
     // --json FILE` writes to a file and prints its table.
     let args: Vec<String> = std::env::args().collect();

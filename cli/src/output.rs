@@ -159,6 +159,10 @@ impl Output {
     pub fn write(&self, bytes: &[u8]) -> Result<(), Error> {
         match &self.kind {
             Kind::Through => {
+                // Opening a FIFO waits for its reader: say so, rather than wait in silence.
+                if is_fifo(&self.path) {
+                    eprintln!("waiting for a reader on the FIFO {}", self.path.display());
+                }
                 let mut f = fs::OpenOptions::new()
                     .write(true)
                     .open(&self.path)
@@ -197,6 +201,20 @@ impl Output {
                 })
             }
         }
+    }
+}
+
+/// Whether `path` is a FIFO (a named pipe), whose opening waits for the other end.
+pub fn is_fifo(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 

@@ -650,3 +650,97 @@ fn a_negative_size_is_named_not_taken_for_an_option() {
     );
     assert!(!err.contains("-- -1"), "the tip that fails next: {err}");
 }
+
+#[test]
+fn an_empty_shader_is_told_the_entry_points_it_lacks() {
+    let scratch = dir("empty");
+    let file = scratch.path().join("mine.wgsl");
+    std::fs::write(&file, "").unwrap();
+    let out = tilekit(&["exercise", "check", "tiled-matmul", s(&file)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("no entry point `naive`, `tiled`"), "{text}");
+    assert!(!text.contains("GPU error"), "{text}");
+}
+
+#[test]
+fn a_dtype_for_random_matrices_with_npy_inputs_is_refused() {
+    let scratch = dir("dtype-with-files");
+    let a = scratch.path().join("a.npy");
+    common::npy::save(&a, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+    refused_within(
+        &[
+            "run",
+            "matmul",
+            "--a",
+            s(&a),
+            "--b",
+            s(&a),
+            "--dtype",
+            "f16",
+        ],
+        &[],
+        "--dtype sets the element type of random matrices",
+        10.0,
+    );
+}
+
+#[test]
+fn a_type_for_random_data_with_an_npy_input_is_refused() {
+    let scratch = dir("type-with-file");
+    let x = scratch.path().join("x.npy");
+    common::npy::save(&x, &[1.0f32, 2.0, 3.0], &[3]);
+    refused_within(
+        &["run", "reduce", "--input", s(&x), "--type", "i32"],
+        &[],
+        "--type sets the element type of random data",
+        10.0,
+    );
+}
+
+/// A FIFO given as `-o` with no reader yet: the command says it waits, then writes when one
+/// comes.
+#[test]
+fn a_fifo_without_a_reader_is_said_to_wait() {
+    let scratch = dir("fifo-wait");
+    let fifo = scratch.path().join("pipe.npy");
+    assert!(Command::new("mkfifo")
+        .arg(s(&fifo))
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::read(fifo).unwrap()
+        })
+    };
+    let out = tilekit(&["run", "reverse", "10", "-o", s(&fifo)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("waiting for a reader on the FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(reader.join().unwrap(), reversed_ten());
+}
+
+/// A tuning cache that cannot be read is ignored with one warning in the command's own words.
+#[test]
+fn an_unreadable_tuning_cache_is_one_plain_warning() {
+    let scratch = dir("cache");
+    std::fs::write(scratch.path().join("tune.json"), "garbage").unwrap();
+    let out = tilekit_env(
+        &["run", "matmul", "64", "64", "64"],
+        &[("TILEKIT_CACHE_DIR", s(scratch.path()))],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("warning: ignoring the tuning cache").count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains(" WARN "), "{err}");
+}

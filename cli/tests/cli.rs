@@ -500,3 +500,46 @@ fn plan_knows_every_kernel_run_has() {
         );
     }
 }
+
+/// JSON has no NaN or infinity: a sum that is one says which, as NumPy prints it, where a missing
+/// result would be null.
+#[test]
+fn a_nan_or_infinite_sum_is_named_in_json_not_null() {
+    let scratch = dir("reduce-special");
+    for (name, values, want) in [
+        ("nan.npy", vec![1.0f32, f32::NAN, 2.0], "nan"),
+        ("inf.npy", vec![f32::INFINITY, 1.0], "inf"),
+        ("minus.npy", vec![f32::NEG_INFINITY, 1.0], "-inf"),
+    ] {
+        let x = scratch.path().join(name);
+        npy::save(&x, &values, &[values.len() as u64]);
+        let out = tilekit(&["run", "reduce", "--input", s(&x), "--json"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let j: serde_json::Value = serde_json::from_str(&text).expect("one JSON object");
+        assert_eq!(j["result"], serde_json::json!(want), "{name}: {text}");
+        assert_eq!(j["verified"], serde_json::json!(true), "{name}: {text}");
+    }
+}
+
+/// What `tilekit run` refuses for its sizes, `tilekit plan` refuses with the same words.
+#[test]
+fn plan_refuses_the_sizes_run_refuses() {
+    for args in [
+        &["matmul", "0", "4", "4"][..],
+        &["copy", "0"],
+        &["carve", "0"],
+    ] {
+        let run = tilekit(&[&["run"][..], args].concat());
+        let plan = tilekit(&[&["plan"][..], args].concat());
+        assert_eq!(run.status.code(), Some(2), "run {args:?}");
+        assert_eq!(plan.status.code(), Some(2), "plan {args:?}");
+        let said = |o: &std::process::Output| {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .find(|l| l.starts_with("error: "))
+                .unwrap_or("")
+                .to_string()
+        };
+        assert_eq!(said(&run), said(&plan), "{args:?}");
+    }
+}

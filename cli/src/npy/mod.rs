@@ -253,6 +253,10 @@ pub fn read(path: &Path, max_data: Option<u64>) -> Result<Array> {
     if meta.is_dir() {
         return Err(npy_err(path, "is a directory, not a .npy file"));
     }
+    // Opening a FIFO waits for its writer: say so, rather than wait in silence.
+    if crate::output::is_fifo(path) {
+        eprintln!("waiting for a writer on the FIFO {}", path.display());
+    }
     let file = std::fs::File::open(path).map_err(io)?;
     let len = meta.is_file().then_some(meta.len());
     read_from_capped(std::io::BufReader::new(file), len, max_data, path)
@@ -284,6 +288,14 @@ pub fn read_from_capped(
         ));
     }
     let shape = header.shape;
+    // NumPy's dimensions are signed 64-bit: a larger one (even in an empty array) would be
+    // written back into a file NumPy cannot load.
+    if let Some(d) = shape.iter().find(|&&d| d > i64::MAX as u64) {
+        return Err(npy_err(
+            path,
+            format!("dimension {d} of shape {shape:?} is over NumPy's largest, 2^63 - 1"),
+        ));
+    }
     let descr = header.descr;
     let bytes = descr.as_bytes();
     let (order, key) = match bytes.first() {
@@ -578,5 +590,21 @@ mod tests {
             b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"
         );
         assert_eq!(bytes.len(), 10 + header_len + 12);
+    }
+
+    #[test]
+    fn a_dimension_past_numpys_largest_is_refused_even_in_an_empty_array() {
+        let header =
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 18446744073709551615), }";
+        let pad = 117 - header.len();
+        let mut bytes = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+        bytes.extend_from_slice(header.as_bytes());
+        bytes.extend(std::iter::repeat_n(b' ', pad));
+        bytes.push(b'\n');
+        let len = bytes.len() as u64;
+        let e = read_from(std::io::Cursor::new(bytes), Some(len), Path::new("big.npy"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("over NumPy's largest"), "{e}");
     }
 }

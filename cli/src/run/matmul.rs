@@ -74,6 +74,11 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
             if !args.sizes.is_empty() {
                 return Err(usage("give M K N or --a/--b, not both"));
             }
+            if crate::run::given(m, "dtype") {
+                return Err(usage(
+                    "--dtype sets the element type of random matrices; --a/--b keep their files' dtype (f32 files in f16: --compute f16)",
+                ));
+            }
             let (a, b) = (ctx.input(pa)?, ctx.input(pb)?);
             let (m1, k1) = a.matrix(pa)?;
             let (k2, n2) = b.matrix(pb)?;

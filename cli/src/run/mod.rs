@@ -142,6 +142,23 @@ pub fn size_arg(s: &str) -> Result<usize, String> {
         .map_err(|_| format!("{t:?} is not a size: a whole number of elements, e.g. 1024"))
 }
 
+/// Whether the argument `id` was given on the command line, not taken from its default.
+pub fn given(m: &clap::ArgMatches, id: &str) -> bool {
+    m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
+/// A float in JSON: a number where it is finite; NumPy's `"nan"`, `"inf"` and `"-inf"` where it
+/// is not (JSON has no such numbers, and `null` is kept for "no result").
+pub fn json_float(x: f64) -> Value {
+    if x.is_nan() {
+        json!("nan")
+    } else if x.is_infinite() {
+        json!(if x > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(x)
+    }
+}
+
 /// A usage error (exit 2).
 pub fn usage(msg: impl Into<String>) -> Fail {
     Fail::Input(CliError::Usage(msg.into()))

@@ -90,6 +90,11 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
     let op = Op::parse(&args.op)?;
     let (data, big_endian) = match (&args.input, args.n) {
         (Some(p), _) => {
+            if crate::run::given(m, "ty") {
+                return Err(usage(
+                    "--type sets the element type of random data; --input keeps its file's dtype",
+                ));
+            }
             let a = ctx.input(p)?;
             if let Data::F64(x) = &a.data {
                 crate::run::check_f32_range(x, p)?;
@@ -264,13 +269,13 @@ fn run(ctx: &Ctx, m: &clap::ArgMatches) -> Result<Outcome, Fail> {
         None => format!("{} of an empty array: 0 (no launch)", op.name()),
     };
     let result = if data.is_float() {
-        json!(value)
+        crate::run::json_float(value)
     } else {
         json!(value as i64)
     };
     let fields = json!({
         "result": result,
-        "cpu_reference": expected,
+        "cpu_reference": crate::run::json_float(expected),
         "run": run,
         "bytes_per_second": run.as_ref().map(|r| r.bytes_per_second()),
     });

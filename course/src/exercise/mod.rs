@@ -262,6 +262,24 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     {
         return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path));
     }
+    // Every entry point of the starter is one the check may run; one missing (an empty file, a
+    // renamed function) would only show as a pipeline error.
+    if let Ok(starter) = naga::front::wgsl::parse_str(ex.starter_source) {
+        let missing: Vec<String> = starter
+            .entry_points
+            .iter()
+            .filter(|e| !module.entry_points.iter().any(|l| l.name == e.name))
+            .map(|e| format!("`{}`", e.name))
+            .collect();
+        if !missing.is_empty() {
+            return Verdict::DoesNotCompile(format!(
+                "{path}: no entry point {}: the check runs {} (`@compute @workgroup_size(...) fn {}(...)` in the starter)",
+                missing.join(", "),
+                if missing.len() == 1 { "it" } else { "them" },
+                missing[0].trim_matches('`')
+            ));
+        }
+    }
     // wgpu does not check a fixed-size workgroup array against the adapter's limit.
     let limit = gpu.limits().max_compute_workgroup_storage_size;
     let needed = workgroup_bytes(&module);

@@ -146,7 +146,11 @@ impl Family for Carve {
             name: "carve",
             sizes: &[("N", 256)],
             make: |s, _| {
-                let n = super::size_u32("N", s[0])?.max(1);
+                // What `run carve` refuses, `plan carve` refuses too.
+                let n = super::size_u32("N", s[0])?;
+                if n == 0 {
+                    return Err(Error::zero("carved records"));
+                }
                 Ok(Box::new(FixedTiling {
                     kernel: "carve",
                     sizes: vec![("n", s[0])],

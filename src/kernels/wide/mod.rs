@@ -151,6 +151,10 @@ impl Family for Wide {
             name: "copy",
             sizes: &[("N", 1 << 26)],
             make: |s, _| {
+                // What `run copy` refuses, `plan copy` refuses too.
+                if s[0] == 0 {
+                    return Err(Error::zero("copy source length"));
+                }
                 Ok(Box::new(FixedTiling {
                     kernel: "copy",
                     sizes: vec![("n", s[0])],

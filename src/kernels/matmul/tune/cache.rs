@@ -274,7 +274,9 @@ fn load_cache(gpu: &Gpu) -> (Table, VariantRates) {
             )
         }
         Err(e) => {
-            log::warn!("ignoring the tuning cache {}: {e}", path.display());
+            // Once per process: every Gpu reads the cache, and the file is the same.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| log::warn!("ignoring the tuning cache {}: {e}", path.display()));
             Default::default()
         }
     }

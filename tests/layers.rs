@@ -85,6 +85,44 @@ fn code(text: &str) -> String {
     out
 }
 
+/// `text` without its `#[cfg(test)] mod … { … }` blocks: a unit test's `super::` names the file
+/// it sits in, not the file's parent, and tests are no part of the shipped graph.
+fn without_test_modules(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let trimmed = after.trim_start();
+        if !trimmed.starts_with("mod ") {
+            out.push_str(&rest[..at + "#[cfg(test)]".len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        let Some(open) = after.find('{') else {
+            break;
+        };
+        let mut depth = 0usize;
+        let mut end = after.len();
+        for (i, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 struct Crate {
     /// The module path of each file (`kernels::matmul::select`; the root is empty), and its code.
     files: BTreeMap<Vec<String>, String>,
@@ -146,7 +184,7 @@ impl Crate {
             reexports: BTreeMap::new(),
         };
         for f in all {
-            let text = code(&std::fs::read_to_string(&f).unwrap());
+            let text = without_test_modules(&code(&std::fs::read_to_string(&f).unwrap()));
             c.files.insert(module_path(root, &f), text);
         }
         for (segs, text) in &c.files {
@@ -376,4 +414,16 @@ fn a_cycle_between_two_files_is_found() {
     let g = c.edges();
     let found = cycle(&g).expect("a → b → c → a");
     assert_eq!(found.len(), 4, "{found:?}");
+}
+
+/// A unit test's `super::` names its own file: no edge to the parent.
+#[test]
+fn a_unit_tests_super_is_no_edge() {
+    let text = "use crate::b::X;\n#[cfg(test)]\nmod tests {\n    fn t() { super::super::c::f(); }\n}\nfn after() {}";
+    let stripped = without_test_modules(text);
+    assert!(
+        stripped.contains("crate::b::X") && stripped.contains("fn after"),
+        "{stripped}"
+    );
+    assert!(!stripped.contains("super::"), "{stripped}");
 }

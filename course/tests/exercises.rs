@@ -85,6 +85,32 @@ fn every_solution_passes_and_is_timed_beside_tilekits() {
     }
 }
 
+/// Under WebGPU's default limits (256 invocations and 16 KiB of workgroup memory a workgroup,
+/// what a browser gives most pages) every solution passes: the check sizes its shapes from the
+/// adapter, as the kernels' tiles are.
+#[test]
+fn every_solution_passes_under_webgpus_default_limits() {
+    gpu(); // the tests' environment (no user's tuning cache)
+    let g = tilekit::Gpu::with_options(tilekit::GpuOptions {
+        webgpu_limits: true,
+        poison_outputs: true,
+        ..Default::default()
+    })
+    .wait()
+    .expect("these tests need a GPU adapter (lavapipe counts)");
+    assert_eq!(g.limits().max_compute_invocations_per_workgroup, 256);
+    assert_eq!(g.limits().max_compute_workgroup_storage_size, 16384);
+    for ex in exercises() {
+        let verdict = check(&g, &ex, ex.solution_source, "solution.wgsl");
+        assert!(
+            matches!(verdict, Verdict::Passed { .. }),
+            "the solution of {} under WebGPU's default limits:\n{}",
+            ex.name,
+            verdict.render(&ex)
+        );
+    }
+}
+
 #[test]
 fn a_racy_kernel_is_caught() {
     // The reduction tree with the barrier inside its loop removed: steps read partners that

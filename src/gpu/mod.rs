@@ -42,6 +42,10 @@ pub struct GpuOptions {
     /// The longest any wait on the GPU may take before it becomes [`Error::Timeout`]; `None`
     /// reads `TILEKIT_TIMEOUT` (seconds), else 300 s.
     pub timeout: Option<Duration>,
+    /// Open the device with WebGPU's default limits (16 KiB of workgroup memory, 256
+    /// invocations per workgroup) rather than all the adapter has: what a browser gives most
+    /// pages, so that what passes here passes there. The planner sizes every tile from them.
+    pub webgpu_limits: bool,
 }
 
 /// `TILEKIT_TIMEOUT` in seconds, else 300 s; a value that is not a positive number of seconds
@@ -204,7 +208,11 @@ impl Gpu {
                 .request_device(&wgpu::DeviceDescriptor {
                     label: Some("tilekit"),
                     required_features: features,
-                    required_limits: adapter.limits(),
+                    required_limits: if opts.webgpu_limits {
+                        wgpu::Limits::default()
+                    } else {
+                        adapter.limits()
+                    },
                     experimental_features: experimental,
                     memory_hints: wgpu::MemoryHints::Performance,
                     trace: wgpu::Trace::Off,

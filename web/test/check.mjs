@@ -117,6 +117,18 @@ if (start.ready) {
   r = await check('tiled-matmul', good);
   if (r.passed) ok('the next check passes: ' + r.text.split('\n')[0]);
   else fail('after the endless loop the solution did not pass: ' + r.text);
+  // Every exercise's solution passes under this browser's limits (WebGPU's defaults on
+  // SwiftShader: 256 invocations and 16 KiB of workgroup memory a workgroup).
+  const names = await page.evaluate(() => [...document.querySelectorAll('#ex-name option')].map((o) => o.value));
+  if (names.length < 6) fail(`only ${names.length} exercises listed`);
+  for (const name of names) {
+    await page.selectOption('#ex-name', name);
+    await page.click('#show-solution');
+    const t = Date.now();
+    r = await check(name);
+    if (r.passed) ok(`${name} solution passes (${((Date.now() - t) / 1000).toFixed(0)} s)`);
+    else fail(`${name} solution did not pass under this browser's limits: ` + r.text);
+  }
 }
 
 // No console error, nothing thrown.

@@ -72,7 +72,8 @@ pub struct Exercise {
     pub aligned_hint: &'static str,
     /// The hint when only a ragged shape fails.
     pub edge_hint: &'static str,
-    cases: fn() -> Vec<Case>,
+    /// The shapes a check runs, sized from the adapter's limits as the kernels' tiles are.
+    cases: fn(&Gpu) -> Vec<Case>,
     /// The speed case: its inputs made and uploaded once, then a runner that times the kernel
     /// alone on them. Made afresh for every run, a 2^26-byte histogram's input kept the GPU idle
     /// between its kernels for tens of milliseconds, its clock fell, and the checker printed a
@@ -308,7 +309,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     let barriers_missing = naga::front::wgsl::parse_str(ex.solution_source)
         .map(|m| barrier_count(&module) < barrier_count(&m))
         .unwrap_or(false);
-    let cases = (ex.cases)();
+    let cases = (ex.cases)(gpu);
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
     // The learner's file with every loop bounded (bound.rs), watched: a loop stopped at its cap

@@ -10,9 +10,20 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum Error {
     /// wgpu found no adapter at all.
-    #[error(
-        "no GPU adapter found ({backends}). On Linux without a GPU, install lavapipe (Mesa's software \
-         Vulkan): `sudo apt-get install -y mesa-vulkan-drivers`; with a GPU, install its Vulkan driver"
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        error(
+            "no GPU adapter found ({backends}). On Linux without a GPU, install lavapipe (Mesa's \
+             software Vulkan): `sudo apt-get install -y mesa-vulkan-drivers`; with a GPU, install \
+             its Vulkan driver"
+        )
+    )]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        error(
+            "this browser offers no WebGPU adapter ({backends}): use Chrome or Edge 113+, Safari \
+             26, or Firefox 141+ on Windows, with hardware acceleration on"
+        )
     )]
     NoAdapter {
         /// The backends that were searched.

@@ -21,12 +21,16 @@ async function exclusive(f) {
     return await f();
   } finally {
     state.busy = false;
-    for (const b of document.querySelectorAll('button.gpu')) b.disabled = false;
+    // Only a page that has a GPU enables what needs one again.
+    for (const b of document.querySelectorAll('button.gpu')) b.disabled = !state.ready;
   }
 }
 
 function noWebGpu(detail) {
   state.error = 'no-webgpu';
+  state.ready = false;
+  // Nothing that needs a GPU stays clickable.
+  for (const b of document.querySelectorAll('button.gpu')) b.disabled = true;
   $('nowebgpu').hidden = false;
   $('nowebgpu-detail').textContent = detail || '';
   $('adapter').textContent = 'No WebGPU adapter.';
@@ -68,7 +72,7 @@ async function setupTour() {
   for (const l of lessons) {
     const row = document.createElement('tr');
     row.dataset.label = l.label;
-    row.innerHTML = `<td><a href="#lesson-${String(l.number).padStart(2, '0')}">${escape(l.label)}</a></td><td class="result"></td><td class="key"></td><td><button class="gpu">Run</button></td>`;
+    row.innerHTML = `<td><a href="#lesson-${String(l.number).padStart(2, '0')}">${escape(l.label)}</a></td><td class="result"></td><td class="key"></td><td><button class="gpu" disabled>Run</button></td>`;
     row.querySelector('button').addEventListener('click', () => exclusive(() => runLesson(l.number, row)));
     body.append(row);
   }

@@ -159,6 +159,31 @@ const colours = await page.evaluate(async (b64) => {
 if (colours.colours > 20 && colours.ink > 0.01) ok(`screenshot: ${colours.colours} colours, ${(100 * colours.ink).toFixed(1)}% inked (${shotDir}/page.png)`);
 else fail(`blank screenshot: ${JSON.stringify(colours)}`);
 
+// Without a WebGPU adapter: the notice, nothing that needs a GPU enabled (before or after a
+// click), and no advice for a native machine.
+{
+  const bare = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await bare.addInitScript(() => {
+    if (navigator.gpu) navigator.gpu.requestAdapter = async () => null;
+  });
+  await bare.goto(url);
+  await bare.waitForFunction(() => window.tilekit && (window.tilekit.ready || window.tilekit.error), null, { timeout: 180000 });
+  const state = await bare.evaluate(() => ({
+    error: window.tilekit.error,
+    notice: !document.getElementById('nowebgpu').hidden,
+    enabled: [...document.querySelectorAll('button.gpu')].filter((b) => !b.disabled).map((b) => b.textContent),
+  }));
+  if (state.error === 'no-webgpu' && state.notice) ok('without an adapter the page says so');
+  else fail('without an adapter: ' + JSON.stringify(state));
+  if (state.enabled.length) fail('without an adapter these stay enabled: ' + state.enabled.join(', '));
+  else ok('without an adapter nothing that needs a GPU is enabled');
+  await bare.click('button[data-tab=exercises]');
+  const text = await bare.evaluate(() => document.body.innerText);
+  if (/apt-get|mesa-vulkan/.test(text)) fail('native-only advice on the page without an adapter');
+  else ok('no native-only advice');
+  await bare.close();
+}
+
 await browser.close();
 console.log(failures.length ? `${failures.length} failed` : 'web page: every check held');
 process.exit(failures.length ? 1 : 0);

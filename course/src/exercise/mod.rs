@@ -153,7 +153,7 @@ impl Verdict {
                 ex.name, mismatch.index, mismatch.got, mismatch.expected
             ),
             Verdict::LoopStopped { shape } => format!(
-                "{}: a loop did not end at {shape}: it ran {LOOP_CAP} times in one invocation and was stopped (every loop of a checked file is, so that a kernel that never ends cannot freeze your GPU)\nhint: check each loop's condition and step: a u32 is never below 0 (`s >= 0u` always holds), and a step that does not move toward the bound loops for ever",
+                "{}: a loop was stopped at {shape} after {LOOP_CAP} steps in one invocation, more than any of the lesson's loops takes (every loop of a checked file is bounded, so that a kernel that never ends cannot freeze your GPU)\nhint: check each loop's condition and step: a u32 is never below 0 (`s >= 0u` always holds), and a step that does not move toward the bound loops for ever",
                 ex.name
             ),
             Verdict::Failed(m) => format!("{}: could not run: {m}", ex.name),

@@ -34,8 +34,11 @@ pub struct Chart {
     pub title: String,
     /// The unit of the values (`GB/s`, `GFLOP/s`, `x`).
     pub unit: String,
-    /// (label, measured, predicted).
+    /// (label, measured, the figure it is set against).
     pub bars: Vec<(String, f64, Option<f64>)>,
+    /// What the second, dashed bar of each pair is: `predicted` where the lesson predicts it (its
+    /// formula in the text), else what it is (`WebGPU baseline`).
+    pub against: &'static str,
 }
 
 /// What one lesson found.

@@ -86,7 +86,8 @@ pub fn bar_chart(chart: &crate::lesson::Chart) -> String {
         y += ROW;
         if let Some(p) = predicted {
             svg += &format!(
-                "<text x=\"{x}\" y=\"{ty}\" class=\"lb p\" text-anchor=\"end\">predicted</text><rect x=\"{LABEL_W}\" y=\"{y}\" width=\"{w:.1}\" height=\"18\" class=\"pr\"/><text x=\"{vx:.1}\" y=\"{ty}\" class=\"v p\">{} {}</text>",
+                "<text x=\"{x}\" y=\"{ty}\" class=\"lb p\" text-anchor=\"end\">{}</text><rect x=\"{LABEL_W}\" y=\"{y}\" width=\"{w:.1}\" height=\"18\" class=\"pr\"/><text x=\"{vx:.1}\" y=\"{ty}\" class=\"v p\">{} {}</text>",
+                escape(chart.against),
                 short(*p),
                 escape(&chart.unit),
                 x = LABEL_W - 8.0,

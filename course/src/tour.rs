@@ -71,6 +71,7 @@ pub async fn device_query(gpu: &Gpu, _size: Size) -> Result<Report> {
         .into_iter()
         .map(|(n, v, b)| (n.to_string(), v / b, Some(1.0)))
         .collect(),
+        against: "WebGPU baseline",
     });
     r.key = format!(
         "{} B workgroup storage, {} invocations",

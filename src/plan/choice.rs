@@ -69,6 +69,15 @@ pub enum ChosenBy {
     Caller,
 }
 
+/// `n workgroups`, or `1 workgroup`.
+pub fn workgroups(n: u32) -> String {
+    if n == 1 {
+        "1 workgroup".into()
+    } else {
+        format!("{n} workgroups")
+    }
+}
+
 impl std::fmt::Display for ChosenBy {
     /// The same word as the JSON (`planner`, `forced`, `tuner`, `measured`, `caller`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -259,7 +268,7 @@ pub(super) fn why(
                 .stream_k
                 .map_or(c.workgroups, |sk| (c.workgroups + sk.first) / 2);
             let waves = format!(
-                "the wave model: {} workgroups, {} per multiprocessor at once ({} binds), {:.0}% occupancy on the {} profile",
+                "the wave model: {} workgroups, {} per multiprocessor at once (limited by {}), {:.0}% occupancy on the {} profile",
                 scored,
                 r.workgroups,
                 r.binding.name(),
@@ -283,10 +292,10 @@ pub(super) fn why(
             }
         }
         ChosenBy::Planner if profile.is_gpu => format!(
-            "{} has the best score: {:.1}x fewer global loads than naive, {} workgroups per multiprocessor ({} binds), {:.0}% occupancy on the {} profile",
+            "{} has the best score: {:.1}x fewer global loads than naive, {} per multiprocessor (limited by {}), {:.0}% occupancy on the {} profile",
             c.label,
             c.reuse,
-            r.workgroups,
+            workgroups(r.workgroups),
             r.binding.name(),
             r.occupancy * 100.0,
             profile.name

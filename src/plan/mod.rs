@@ -20,7 +20,7 @@ mod scoring;
 mod split;
 mod tile;
 mod waves;
-pub use choice::{Candidate, ChosenBy, Plan};
+pub use choice::{workgroups, Candidate, ChosenBy, Plan};
 pub use residency::{max_registers_for_full_residency, residency, KernelUse, Residency, Resource};
 pub use split::{
     even_shares, split_k_waves, stream_k, EvenShares, LastWave, Sharing, SplitK, StreamK,

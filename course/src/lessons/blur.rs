@@ -31,6 +31,7 @@ pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
         title: "adds per global load (5×5 window)".into(),
         unit: "adds/load".into(),
         bars: vec![],
+        against: "predicted",
     };
     for v in Variant::ALL {
         gpu.fill(&dout, tilekit::POISON).await?;

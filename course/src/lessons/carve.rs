@@ -39,6 +39,7 @@ pub async fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
             ("f32 part (bitcast)".into(), n as f64, None),
             ("u8 part, 4 per word".into(), n as f64, None),
         ],
+        against: "predicted",
     });
     Ok(r)
 }

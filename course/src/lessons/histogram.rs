@@ -38,6 +38,7 @@ pub async fn workgroup_atomics(gpu: &Gpu, size: Size) -> Result<Report> {
         title: format!("histogram of {n} skewed bytes"),
         unit: "GB/s".into(),
         bars: vec![],
+        against: "predicted",
     };
     let words = gpu.upload("bytes", &pack_bytes(&data)).await?;
     // Both variants timed side by side, in rounds: a comparison of two moments of a drifting

@@ -49,6 +49,7 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         title: format!("sum of {n} f32: effective bandwidth"),
         unit: "GB/s".into(),
         bars: vec![("copy ceiling".into(), ceiling.gbps(), None)],
+        against: "predicted",
     };
     let mut best = 0.0f64;
     for v in Variant::ALL {

@@ -64,6 +64,7 @@ pub async fn reverse(gpu: &Gpu, size: Size) -> Result<Report> {
         title: format!("block reverse of {n} words through workgroup memory"),
         unit: "GB/s".into(),
         bars: vec![("reverse".into(), run.bytes_per_second() / 1e9, None)],
+        against: "predicted",
     });
     Ok(r)
 }

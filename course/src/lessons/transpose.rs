@@ -26,6 +26,7 @@ pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         title: format!("transpose of {m}×{n} f32"),
         unit: "GB/s".into(),
         bars: vec![],
+        against: "predicted",
     };
     let (dx, dout) = (
         gpu.upload("x", &x).await?,

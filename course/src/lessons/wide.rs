@@ -29,6 +29,7 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
         title: format!("{n} words"),
         unit: "GB/s".into(),
         bars: vec![],
+        against: "predicted",
     };
     let (dx, dcopy) = (
         gpu.upload("x", &x).await?,

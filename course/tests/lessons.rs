@@ -1,0 +1,54 @@
+//! What a lesson says in its text, its charts show: the figures agree.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use tilekit_course::lesson::Size;
+
+/// Lesson 03 (PMPP 4.7): each residency chart of device D says how many workgroups a
+/// multiprocessor holds and what limits it, and the text says the same for both figures it
+/// gives (the book's 10 registers, tilekit's estimate).
+#[test]
+fn lesson_03_says_in_its_text_what_its_charts_show() {
+    let gpu = common::gpu();
+    let lesson = tilekit_course::tour::lesson(3).expect("lesson 03");
+    let r = pollster::block_on((lesson.run)(gpu, Size::Quick)).unwrap();
+    let text = r.lines.join("\n");
+    let device_d: Vec<_> = r
+        .charts
+        .iter()
+        .filter(|c| c.title.starts_with("book device D"))
+        .collect();
+    assert_eq!(device_d.len(), 2, "{:?}", r.charts);
+    for c in device_d {
+        // "…: 6 workgroups per multiprocessor, limited by threads"
+        let (_, said) = c.title.split_once(": ").expect("a figure in the title");
+        let (count, by) = said
+            .split_once(" per multiprocessor, limited by ")
+            .expect("count and resource");
+        assert!(
+            text.contains(&format!("{count} (limited by {by})")),
+            "chart {:?} against text:\n{text}",
+            c.title
+        );
+        // The chart's least bar is the count it names.
+        let least = c.bars.iter().map(|b| b.1).fold(f64::INFINITY, f64::min);
+        assert!(
+            count.starts_with(&format!("{least} ")),
+            "{count} vs {least}"
+        );
+    }
+    assert!(!text.contains("1 workgroups"), "{text}");
+}
+
+/// Lesson 01 sets the adapter's limits against WebGPU's baseline: its dashed bars say so, not
+/// "predicted" (nothing is predicted there).
+#[test]
+fn lesson_01_names_its_baseline_bars() {
+    let gpu = common::gpu();
+    let lesson = tilekit_course::tour::lesson(1).expect("lesson 01");
+    let r = pollster::block_on((lesson.run)(gpu, Size::Quick)).unwrap();
+    let html = tilekit_course::report::lesson_html("01", &Ok(r));
+    assert!(html.contains(">WebGPU baseline</text>"), "{html}");
+    assert!(!html.contains(">predicted</text>"), "{html}");
+}

@@ -81,8 +81,8 @@ fn tiled(@builtin(workgroup_id) wid: vec3<u32>,
             acc += mds[ty * TILE + kk] * nds[kk * TILE + tx];
         }
         // Second barrier: nobody overwrites the tile while others still read it (write-after-read).
-        // [/lesson]
         workgroupBarrier();
+        // [/lesson]
     }
     // Fig 4.20: store only inside C.
     if (row < p.m && col < p.n) {

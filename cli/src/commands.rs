@@ -353,12 +353,7 @@ pub fn tour(
                 if !json {
                     println!("{}", rep.render());
                 }
-                summary += &format!(
-                    "  {:<22} {:<9} {}\n",
-                    name,
-                    if rep.verified { "verified" } else { "WRONG" },
-                    rep.key
-                );
+                summary += &format!("  {:<22} {:<12} {}\n", name, rep.status(), rep.key);
                 reports.push(json!(rep));
             }
             Err(e) => {

@@ -52,6 +52,9 @@ pub struct Report {
     pub lines: Vec<String>,
     /// Every result matched the CPU reference.
     pub verified: bool,
+    /// Why the lesson's point could not run on this adapter (a feature it lacks): then the
+    /// report says "not run here" with this, not "verified", whatever else ran.
+    pub not_run: Option<String>,
     /// The one number to remember.
     pub key: String,
     /// Charts of its figures.
@@ -71,6 +74,7 @@ impl Report {
             explanation: explanation.into(),
             lines: vec![],
             verified: true,
+            not_run: None,
             key: String::new(),
             charts: vec![],
             excerpt: None,
@@ -109,6 +113,15 @@ impl Report {
         }
     }
 
+    /// "verified", "WRONG", or "not run here" for a lesson whose point this adapter cannot run.
+    pub fn status(&self) -> &'static str {
+        match (&self.not_run, self.verified) {
+            (_, false) => "WRONG",
+            (Some(_), true) => "not run here",
+            (None, true) => "verified",
+        }
+    }
+
     /// The report as text.
     pub fn render(&self) -> String {
         let mut s = format!("== {} ==\n{}\n", self.title, self.explanation);
@@ -121,7 +134,11 @@ impl Report {
         let _ = writeln!(
             s,
             "  verified: {}   key: {}",
-            if self.verified { "yes" } else { "NO" },
+            match (&self.not_run, self.verified) {
+                (_, false) => "NO".to_string(),
+                (Some(why), true) => format!("not run here: {why}"),
+                (None, true) => "yes".to_string(),
+            },
             self.key
         );
         s

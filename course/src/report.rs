@@ -123,6 +123,17 @@ pub fn adapter_line(summary: &tilekit::gpu::AdapterSummary) -> String {
     )
 }
 
+/// A lesson's [`status`](crate::lesson::Report::status), marked up.
+pub fn status(rep: &crate::lesson::Report) -> String {
+    match &rep.not_run {
+        Some(why) if rep.verified => format!(
+            "<span class=\"meta\" title=\"{}\">not run here</span>",
+            escape(why)
+        ),
+        _ => verified(rep.verified).to_string(),
+    }
+}
+
 /// "verified" or "WRONG", marked up.
 pub fn verified(ok: bool) -> &'static str {
     if ok {
@@ -147,7 +158,7 @@ pub fn tour_html(
     b += "<table><tr><th>lesson</th><th>result</th><th>key figure</th></tr>";
     for (name, r) in results {
         let (status, key) = match r {
-            Ok(rep) => (verified(rep.verified).to_string(), escape(&rep.key)),
+            Ok(rep) => (status(rep), escape(&rep.key)),
             Err(e) => (
                 "<span class=\"bad\">error</span>".to_string(),
                 escape(&e.to_string()),
@@ -194,7 +205,7 @@ pub fn lesson_html(name: &str, result: &tilekit::Result<crate::lesson::Report>) 
             b += &format!(
                 "<pre>{}</pre><p>{} · <span class=\"key\">{}</span>{clock}</p>",
                 escape(&rep.lines.join("\n")),
-                verified(rep.verified),
+                status(rep),
                 escape(&rep.key)
             );
             for c in &rep.charts {

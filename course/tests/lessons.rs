@@ -52,3 +52,29 @@ fn lesson_01_names_its_baseline_bars() {
     assert!(html.contains(">WebGPU baseline</text>"), "{html}");
     assert!(!html.contains(">predicted</text>"), "{html}");
 }
+
+/// Lesson 11 is about the matrix units: on an adapter without them it says "not run here" and
+/// why, not "verified", and its HTML says the same.
+#[test]
+fn lesson_11_without_matrix_units_is_not_run_here() {
+    let gpu = common::gpu();
+    let lesson = tilekit_course::tour::lesson(11).expect("lesson 11");
+    let r = pollster::block_on((lesson.run)(gpu, Size::Quick)).unwrap();
+    let has_units = gpu
+        .features()
+        .contains(tilekit::kernels::matmul::Variant::COOP.needs())
+        && !gpu.summary.cooperative_matrices.is_empty();
+    if has_units {
+        assert_eq!(r.status(), "verified", "{}", r.render());
+    } else {
+        assert_eq!(r.status(), "not run here", "{}", r.render());
+        assert!(
+            r.render()
+                .contains("verified: not run here: no matrix units"),
+            "{}",
+            r.render()
+        );
+        let html = tilekit_course::report::lesson_html("11", &Ok(r));
+        assert!(html.contains(">not run here</span>"), "{html}");
+    }
+}

@@ -81,13 +81,14 @@ pub async fn run_lesson(number: u32, quick: bool) -> Result<String, JsValue> {
     let result = (lesson.run)(&g, size).await;
     let label = lesson.label();
     let html = tilekit_course::report::lesson_html(&label, &result);
-    let (verified, key, error) = match &result {
-        Ok(r) => (r.verified, r.key.clone(), None),
-        Err(e) => (false, String::new(), Some(e.to_string())),
+    let (verified, not_run, key, error) = match &result {
+        Ok(r) => (r.verified, r.not_run.clone(), r.key.clone(), None),
+        Err(e) => (false, None, String::new(), Some(e.to_string())),
     };
     Ok(serde_json::json!({
         "label": label,
         "verified": verified,
+        "not_run": not_run,
         "key": key,
         "html": html,
         "error": error,

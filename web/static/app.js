@@ -50,7 +50,9 @@ async function runLesson(number, row) {
   state.results[number] = r;
   row.querySelector('.result').innerHTML = r.error
     ? '<span class="bad">error</span>'
-    : r.verified ? '<span class="ok">verified</span>' : '<span class="bad">WRONG</span>';
+    : !r.verified ? '<span class="bad">WRONG</span>'
+    : r.not_run ? `<span class="meta" title="${escape(r.not_run)}">not run here</span>`
+    : '<span class="ok">verified</span>';
   row.querySelector('.key').textContent = r.error || r.key;
   let section = document.getElementById('section-' + number);
   if (!section) {

@@ -213,7 +213,10 @@ impl Speed {
                  disagree)"
             ),
             Speed::OnCpu => {
-                format!("compared with {what} on GPUs only (on a CPU, speed follows the load)")
+                format!(
+                    "not compared with {what}: on a CPU adapter the times follow whatever else \
+                     the machine is doing"
+                )
             }
         }
     }

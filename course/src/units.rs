@@ -38,6 +38,42 @@ pub fn time(seconds: f64) -> String {
     )
 }
 
+/// One bandwidth unit for a whole lesson, the one that fits its largest figure, so that its
+/// lines, its key and its chart read in the same unit (not 848 kB/s beside 1.98 MB/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    scale: f64,
+    label: &'static str,
+}
+
+impl Rate {
+    /// The unit that fits `largest` bytes per second.
+    pub fn fitting(largest: f64) -> Rate {
+        const LABELS: [&str; 5] = ["TB/s", "GB/s", "MB/s", "kB/s", "B/s"];
+        let a = largest.abs();
+        let i = SI.iter().position(|(s, _)| a >= *s).unwrap_or(SI.len() - 1);
+        Rate {
+            scale: SI[i].0,
+            label: LABELS[i],
+        }
+    }
+
+    /// `bytes_per_second` in this unit, with it (`1.98 MB/s`).
+    pub fn show(self, bytes_per_second: f64) -> String {
+        format!("{} {}", three(bytes_per_second / self.scale), self.label)
+    }
+
+    /// `bytes_per_second` as a number in this unit, for a chart.
+    pub fn of(self, bytes_per_second: f64) -> f64 {
+        bytes_per_second / self.scale
+    }
+
+    /// The unit's name (`MB/s`).
+    pub fn label(self) -> &'static str {
+        self.label
+    }
+}
+
 /// Bytes per second as B/s, kB/s, MB/s, GB/s or TB/s.
 pub fn bandwidth(bytes_per_second: f64) -> String {
     scaled(bytes_per_second, "B/s", &SI)
@@ -69,5 +105,8 @@ mod tests {
         assert_eq!(super::bandwidth(2.8e12), "2.80 TB/s");
         assert_eq!(super::flops(32.2e12), "32.2 TFLOP/s");
         assert_eq!(super::bandwidth(12.0), "12.0 B/s");
+        let r = super::Rate::fitting(1.98e6);
+        assert_eq!((r.show(848e3), r.label()), ("0.85 MB/s".into(), "MB/s"));
+        assert!((r.of(1.98e6) - 1.98).abs() < 1e-12);
     }
 }

@@ -41,14 +41,20 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         )
         .await?
         .run;
+    // One unit for the lesson: the one that fits the copy ceiling.
+    let rate = crate::units::Rate::fitting(ceiling.bytes_per_second());
     r.line(format!(
         "copy ceiling (vec4): {}",
-        crate::units::bandwidth(ceiling.bytes_per_second())
+        rate.show(ceiling.bytes_per_second())
     ));
     let mut chart = Chart {
         title: format!("sum of {n} f32: effective bandwidth"),
-        unit: "GB/s".into(),
-        bars: vec![("copy ceiling".into(), ceiling.gbps(), None)],
+        unit: rate.label().into(),
+        bars: vec![(
+            "copy ceiling".into(),
+            rate.of(ceiling.bytes_per_second()),
+            None,
+        )],
         against: "predicted",
     };
     let mut best = 0.0f64;
@@ -70,12 +76,14 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         let ok = ((s as f64) - exact).abs() <= bound;
         r.verified &= ok;
         best = best.max(run.gbps());
-        chart.bars.push((v.name().into(), run.gbps(), None));
+        chart
+            .bars
+            .push((v.name().into(), rate.of(run.bytes_per_second()), None));
         r.line(format!(
             "{:<12} {:>10} {:>12} ({:>3.0}% of copy) {} launch(es) WG={} {}",
             v.name(),
             crate::units::time(run.timing.seconds),
-            crate::units::bandwidth(run.bytes_per_second()),
+            rate.show(run.bytes_per_second()),
             100.0 * run.gbps() / ceiling.gbps(),
             run.launches,
             run.workgroup,
@@ -87,6 +95,6 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         "sum of {n} f32 (error bound {bound:.2e}){}",
         size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
-    r.key = format!("best {}", crate::units::bandwidth(best * 1e9));
+    r.key = format!("best {}", rate.show(best * 1e9));
     Ok(r)
 }

@@ -10,6 +10,8 @@
 #   bash scripts/device/compare.sh OUT_DIR [PHASES]
 # PHASES (default "tuned planner shipped torch spread summary") picks parts, so that a run can be
 # split between calls of at most ten minutes; `summary` reads what the others left in OUT_DIR.
+# `lottery` (not in the default) times the unseen f16 shapes in LOTTERY fresh processes, every
+# other one with the driver's shader cache cleared.
 # TUNE_ONLY=1 with `tuned` runs the tune and not the shapes.
 set -euo pipefail
 out=${1:-out}
@@ -77,5 +79,32 @@ if has spread; then
   for i in 1 2 3; do
     "$bin" bench --filter reduce-1gib --json "$out/sum-$i.json" | grep -E 'reduce-1gib' || true
   done | tee "$out/sum-spread.txt"
+fi
+if has lottery; then
+  # The process lottery: the f16 shapes no tune uses in LOTTERY fresh processes (default 10),
+  # every other one after the driver's shader disk cache is cleared, as on a machine's first run.
+  # Prints, per shape, the medians of the cold and the warm processes.
+  for i in $(seq 1 "${LOTTERY:-10}"); do
+    cold=$((i % 2))
+    if [ "$cold" = 1 ]; then rm -rf "$HOME/.cache/nvidia"; fi
+    TILEKIT_CACHE_DIR=$empty "$bin" bench --filter matmul-unseen/f16 --json "$out/lottery-$i.json" >/dev/null
+    echo "$i $cold" >>"$out/lottery.txt"
+  done
+  python3 - "$out" <<'PY' | tee "$out/lottery.md"
+import json, os, re, statistics, sys
+out = sys.argv[1]
+runs = [l.split() for l in open(os.path.join(out, "lottery.txt"))]
+by = {}
+for i, cold in runs:
+    for e in json.load(open(os.path.join(out, f"lottery-{i}.json")))["entries"]:
+        m = re.search(r"(\d+x\d+x\d+)$", e["name"])
+        if m and "f16" in e["name"]:
+            by.setdefault(m.group(1), {"1": [], "0": []})[cold].append(e["median_s"] * 1e6)
+print("| f16 shape | cache cleared, µs | cache warm, µs |")
+print("|---|---|---|")
+for shape, t in sorted(by.items()):
+    f = lambda v: ", ".join(f"{x:.1f}" for x in sorted(v))
+    print(f"| {shape} | {f(t['1'])} | {f(t['0'])} |")
+PY
 fi
 if has summary; then python3 "$here/compare_summary.py" "$out" | tee "$out/summary.md"; fi

@@ -91,7 +91,7 @@ fn a_launch_over_65535_workgroups_folds_into_2d_and_writes_every_element() {
 #[test]
 fn the_pipeline_cache_reuses_and_distinguishes_constants() {
     // A Gpu of its own: the shared one's cache grows as the other tests run beside this one (on
-    // an H100 one did between two of these counts, BENCHMARKS.md 2026-11-26 17:10).
+    // an H100 one did between two of these counts).
     let g = &Gpu::new().wait().unwrap();
     let d64: Vec<u32> = (0..64).collect();
     let d96: Vec<u32> = (0..96).collect();

@@ -345,8 +345,8 @@ fn a_ragged_c_in_one_slice_is_staged_and_stored_whole_by_every_block() {
     }
 }
 
-/// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's
-/// crossover lies between 61 and 342, BENCHMARKS.md 2026-11-25); never where neither is ragged.
+/// The rule: in place where K or N is ragged and M·N/(M+N) is at most 128 (the H100's crossover
+/// lies between 61 and 342, BENCHMARKS.md, "Ragged operands"); never where neither is ragged.
 #[test]
 fn ragged_loads_in_place_only_where_the_copies_cost_more() {
     use tilekit::kernels::matmul::loads_in_place;
@@ -679,14 +679,14 @@ fn hopper_pipelined_forced(m: u32, k: u32, n: u32, tile: &str) -> tilekit::Plan 
     planner.plan_forced(&tiling, &tile).unwrap()
 }
 
-/// The pipelined kernel's register estimate and its workgroup memory decide how many workgroups
-/// a multiprocessor holds, and with it the split of K. On the hopper profile each tile gets the
-/// residency measured on the H100 (BENCHMARKS.md 2026-11-24): the registers NVIDIA's driver
-/// allocated (scripts/device/stats: 64×64×8 has 167, six workgroups of 64 invocations, not
-/// seven), and the 48 KiB of workgroup memory its Vulkan driver gives a multiprocessor (64×64×16
-/// stages 16 KiB: three, where its registers would allow four). Sized for seven, 64×8192×8192
-/// ran in 7 splits, a second wave of workgroups: 287 µs against 232 in 6. Pure planning: nothing
-/// is launched.
+/// The pipelined kernel's register estimate and its workgroup memory decide how many workgroups a
+/// multiprocessor holds, and with it the split of K. On the hopper profile each tile gets the
+/// residency measured on the H100 (BENCHMARKS.md, "Workgroup memory per multiprocessor"): the
+/// registers NVIDIA's driver allocated (scripts/device/stats: 64×64×8 has 167, six workgroups of 64
+/// invocations, not seven), and the 48 KiB of workgroup memory its Vulkan driver gives a
+/// multiprocessor (64×64×16 stages 16 KiB: three, where its registers would allow four). Sized for
+/// seven, 64×8192×8192 ran in 7 splits, a second wave of workgroups: 287 µs against 232 in 6. Pure
+/// planning: nothing is launched.
 #[test]
 fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
     use tilekit::plan::Resource;
@@ -722,7 +722,7 @@ fn the_split_of_k_counts_the_workgroups_a_multiprocessor_holds() {
 /// multiprocessors, the last 116 split at slice 232 of 256 (628 workgroups); 4224×4096×4096 fills
 /// four waves whole, 2048³ fits one, 4095³ has K and N ragged, and a split of K runs no stream-K.
 /// 256×128×8 keeps its last wave whole: its stream-K entry ran 4096³ 10% slower than its whole
-/// blocks (BENCHMARKS.md, 2026-11-27). Pure planning: nothing is launched.
+/// blocks (BENCHMARKS.md, "The last wave in heads and tails"). Pure planning: nothing is launched.
 #[test]
 fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
     let forced = hopper_pipelined_forced;
@@ -752,7 +752,7 @@ fn the_plan_splits_a_partly_filled_last_wave_into_heads_and_tails() {
 /// the plan keeps whole blocks or the split: 4096³, whose blocks make three waves and more (the
 /// last wave in heads and tails), and 3000×5001×701 in 64×64×8 blocks, 615 µs in shares against
 /// 557 in three splits, where the wave model estimates the split faster (BENCHMARKS.md,
-/// 2026-11-27). Pure planning: nothing is launched.
+/// "Even shares for mid-size products"). Pure planning: nothing is launched.
 #[test]
 fn the_plan_shares_k_out_evenly_where_the_blocks_fall_short_of_whole_waves() {
     let forced = hopper_pipelined_forced;
@@ -788,11 +788,11 @@ fn the_plan_shares_k_out_evenly_where_the_blocks_fall_short_of_whole_waves() {
 }
 
 /// The pipelined blocks are ranked by the wave model, not by reuse: on the H100 (BENCHMARKS.md,
-/// 2026-11-24, every block and split timed) 64×64×8 ran 777×1234×2345 in 167 µs and
-/// 3000×5000×700 in 518, where 128×128×8, which reuses twice as much and was the planner's
-/// choice before, took 191 and 651; at 2048³ one wave of 128×256×8 (392 µs) beats 128×128×8
-/// (419) and 64×64×8 (452). The score is the fraction of the FMA rate the launch keeps busy.
-/// Pure planning: nothing is launched.
+/// "Measured rates for the wave model", every block and split timed) 64×64×8 ran 777×1234×2345 in
+/// 167 µs and 3000×5000×700 in 518, where 128×128×8, which reuses twice as much and was the
+/// planner's choice before, took 191 and 651; at 2048³ one wave of 128×256×8 (392 µs) beats
+/// 128×128×8 (419) and 64×64×8 (452). The score is the fraction of the FMA rate the launch keeps
+/// busy. Pure planning: nothing is launched.
 #[test]
 fn the_planner_ranks_pipelined_blocks_by_the_waves_they_run() {
     use tilekit::kernels::matmul::pipelined::PipelinedTiling;
@@ -821,21 +821,20 @@ fn the_planner_ranks_pipelined_blocks_by_the_waves_they_run() {
     // 133 blocks of 128×128 on 132 multiprocessors: whole, the last would double one
     // multiprocessor's time (the estimate about half of 64×64×8's, which fills one wave), so the
     // planner shares their slices out evenly instead; 64×64×8, shared too, still ranks first
-    // (on the H100: 149 µs against 151, BENCHMARKS.md 2026-11-27).
+    // (on the H100: 149 µs against 151, BENCHMARKS.md, "Even shares").
     let p = plan(777, 1234, 2345);
     let candidate = |label: &str| p.candidates.iter().find(|c| c.label == label).unwrap();
     assert!(candidate("128x128x8").shares.is_some());
     assert_eq!(p.choice().label, "64x64x8");
 }
 
-/// The wave model sees how a launch's workgroups fill the GPU, not how fast each block's code
-/// runs once they do: on the H100 a 128×256 block ran 8192³ 7% faster per FMA than 64×64×8
-/// (`tilekit tune`'s trials, shipped as the hopper profile's measured rates). Scaled by those
-/// rates, the estimate picks a 128×256 block where 64×64×8 ran 5–8% behind (1024×4096×512,
-/// 256×8192×2048, and 768×3072×768; BENCHMARKS.md 2026-11-24, "measured rates"; the model alone
-/// gives the last two to 128×256 too: it counts that block's pipeline fill as the one slice it
-/// loads ahead, and the partial products of its eight splits at 256×8192×2048 at 10 FLOP a byte)
-/// and keeps 64×64×8
+/// The wave model sees how a launch's workgroups fill the GPU, not how fast each block's code runs
+/// once they do: on the H100 a 128×256 block ran 8192³ 7% faster per FMA than 64×64×8 (`tilekit
+/// tune`'s trials, shipped as the hopper profile's measured rates). Scaled by those rates, the
+/// estimate picks a 128×256 block where 64×64×8 ran 5–8% behind (1024×4096×512, 256×8192×2048, and
+/// 768×3072×768; BENCHMARKS.md, "Measured rates for the wave model"; the model alone gives the last
+/// two to 128×256 too: it counts that block's pipeline fill as the one slice it loads ahead, and
+/// the partial products of its eight splits at 256×8192×2048 at 10 FLOP a byte) and keeps 64×64×8
 /// where it was the fastest (777×1234×2345, 3000×5000×700: one wave of small blocks against a
 /// second, nearly empty wave of large ones). Pure planning: nothing is launched.
 #[test]
@@ -856,7 +855,7 @@ fn measured_rates_scale_the_wave_models_estimate() {
         ((777, 1234, 2345), "64x64x8", "64x64x8"),
         ((3000, 5000, 700), "64x64x8", "64x64x8"),
         // C of 128 columns over many rows: the 512-invocation block the other way round, 384 µs
-        // where 64×64×8 took 429 and 128×128×8 430 (BENCHMARKS.md 2026-11-26 11:17–11:32).
+        // where 64×64×8 took 429 and 128×128×8 430 on the H100.
         ((8192, 8192, 128), "64x64x8", "256x128x8"),
     ] {
         let p = plain.plan(&tiling(m, k, n)).unwrap();
@@ -906,7 +905,7 @@ fn measured_rates_scale_the_wave_models_estimate() {
 /// The small-M kernel's splits on the hopper profile, with the registers NVIDIA's driver
 /// allocated (f32 at eight rows per invocation: 72, three workgroups per multiprocessor). Sized
 /// for four, f32 8×4096×4096 ran its 15 splits in two waves: 47 µs against 37 in 11
-/// (BENCHMARKS.md, 2026-11-24). Pure planning: nothing is launched.
+/// (BENCHMARKS.md, "The small-M kernel"). Pure planning: nothing is launched.
 #[test]
 fn the_small_m_kernels_split_counts_the_workgroups_the_registers_allow() {
     use tilekit::kernels::matmul::gemv::GemvTiling;

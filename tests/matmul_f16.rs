@@ -143,18 +143,17 @@ fn shipped_coop_rates() -> std::collections::BTreeMap<String, f64> {
 
 /// The cooperative kernel's blocks ranked by the wave model (the whole blocks' multiply-adds,
 /// overhang included, times each block's rate): on the H100 the fastest block depends on how many
-/// columns C has (BENCHMARKS.md 2026-11-24, "the wave model for the cooperative kernel", medians of
-/// every block, µs): 128×64 to 64 columns (8192×8192×64: 96 against 256×64's 103 and 128×256's
-/// 157), 128×256 from 192 (8192×8192×256: 173 against 128×128×32's 217) and at the squares, 32×512
-/// for an A of 24 rows (73 against 81); and since 2026-11-26 (BENCHMARKS.md, "two more cooperative
-/// blocks that load in groups") 128×128×16 in groups from 65 to 128 columns (8192×8192×128: 110
-/// against 128×128×32's 131 and 128×256's 152) and 64×128×16 in groups for an A of 33 to 64 rows
-/// (64×8192×8192: 68 against 32×512's 77 and 128×256's 90). At 8192×8192×128 64×128×16 in groups
-/// runs as fast as 128×128×16 (109 against 112 µs, both in two splits: BENCHMARKS.md 2026-11-26
-/// 11:17–11:32), and which of the two the shipped rates put first has changed between tunes. With
-/// the H100's shipped rates the planner picks each of those; with no rates at all (a GPU nobody tuned) each block's rate is
-/// taken from its reuse, and the planner still picks the wide and tall blocks where they belong.
-/// Pure planning.
+/// columns C has (BENCHMARKS.md, "Split of K by waves" and its history in git, medians of every
+/// block, µs): 128×64 to 64 columns (8192×8192×64: 96 against 256×64's 103 and 128×256's 157),
+/// 128×256 from 192 (8192×8192×256: 173 against 128×128×32's 217) and at the squares, 32×512 for an
+/// A of 24 rows (73 against 81); and since the two cooperative blocks that load in groups were
+/// added, 128×128×16 in groups from 65 to 128 columns (8192×8192×128: 110 against 128×128×32's 131
+/// and 128×256's 152) and 64×128×16 in groups for an A of 33 to 64 rows (64×8192×8192: 68 against
+/// 32×512's 77 and 128×256's 90). At 8192×8192×128 64×128×16 in groups runs as fast as 128×128×16
+/// (109 against 112 µs, both in two splits on the H100), and which of the two the shipped rates put
+/// first has changed between tunes. With the H100's shipped rates the planner picks each of those;
+/// with no rates at all (a GPU nobody tuned) each block's rate is taken from its reuse, and the
+/// planner still picks the wide and tall blocks where they belong. Pure planning.
 #[test]
 fn the_cooperative_block_follows_the_columns_of_c() {
     let caps = caps(vec![FRAGMENT], [32, 32]);
@@ -204,7 +203,7 @@ fn the_cooperative_block_follows_the_columns_of_c() {
 /// The waves rule proposes how many splits of K fill the GPU; it does not see what the partial
 /// products cost, and for the matrix units they cost several times what the scalar units pay. So
 /// the planner takes the fewest splits up to the rule's count that the wave model estimates
-/// fastest. On the H100 (BENCHMARKS.md 2026-11-26 13:54), 128×256×16 in one split against the
+/// fastest. On the H100 (BENCHMARKS.md, "Split of K by waves"), 128×256×16 in one split against the
 /// rule's count, µs: 1500³ 54.7 against 79.2 in five, 2304×768×3072 63.6 against 122.0 in three,
 /// 4096×1024×640 41.8 against 69.5 in four; where the split paid it is kept (1700×3300×900 in
 /// two, 70.6 against 96.5 in seven; 300×8192×3000 in seven). Pure planning.
@@ -716,13 +715,13 @@ fn every_coop_block_keeps_its_loads_within_the_shaders_arrays() {
     }
 }
 
-/// NVIDIA's Vulkan driver gives a multiprocessor 48 KiB of workgroup memory, not the 228 KiB a
-/// CUDA kernel can opt into (H100, BENCHMARKS.md 2026-11-24: 6 workgroups of 8 KiB resident, 3
-/// of 16, 1 of 28). So a small cooperative block is held by its staging, not its registers:
-/// 64×64×32 (21 KiB) two to a multiprocessor, 64×128×32 (31 KiB) one, and the split of K is
-/// sized for those waves. Measured: 64×128×32 on 64×4096×4096 ran 41.5 µs in 4 splits (one
-/// wave of 128) and 53.4 in 8 (the split sized for two a multiprocessor); 64×64×32 on
-/// 8192×8192×64 136 µs in 2 splits against 146 in 4. Pure planning: nothing is launched.
+/// NVIDIA's Vulkan driver gives a multiprocessor 48 KiB of workgroup memory, not the 228 KiB a CUDA
+/// kernel can opt into (H100, BENCHMARKS.md, "Workgroup memory per multiprocessor": 6 workgroups of
+/// 8 KiB resident, 3 of 16, 1 of 28). So a small cooperative block is held by its staging, not its
+/// registers: 64×64×32 (21 KiB) two to a multiprocessor, 64×128×32 (31 KiB) one, and the split of K
+/// is sized for those waves. Measured: 64×128×32 on 64×4096×4096 ran 41.5 µs in 4 splits (one wave
+/// of 128) and 53.4 in 8 (the split sized for two a multiprocessor); 64×64×32 on 8192×8192×64 136
+/// µs in 2 splits against 146 in 4. Pure planning: nothing is launched.
 #[test]
 fn small_coop_blocks_are_held_by_their_workgroup_memory() {
     use tilekit::plan::Resource;

@@ -199,7 +199,7 @@ fn a_kernel_longer_than_the_timeout_is_a_typed_error() {
     .wait()
     .unwrap();
     // The naive kernel at 512³ takes seconds on lavapipe; on a GPU, 8192³ (an H100 ran 2048³ in
-    // 3.7 ms, BENCHMARKS.md 2026-11-26 17:10, so 8192³ about 240: twelve times the timeout).
+    // 3.7 ms, so 8192³ about 240: twelve times the timeout).
     let n = if g.summary.device_type == "Cpu" {
         512
     } else {

@@ -380,12 +380,13 @@ fn info_and_plan_speak_json() {
     );
 }
 
-/// `tilekit plan` under the H100 preset and the hopper profile scores the pipelined blocks with
-/// the rates shipped for that profile (the same the library uses on such a GPU), shows them, and
-/// leaves them out with `TILEKIT_MEASURED=0`: at 1024×4096×512 a 128×256 block with them (64×64×8
-/// ran 5–8% behind it there on the H100, BENCHMARKS.md 2026-11-24), 64×64×8 without. The
-/// cooperative kernel's too (an f16-only kernel): at 8192×8192×64 128×64 with them (96 µs against
-/// 256×64's 103), 256×64 without (each block's rate then taken from its reuse). No GPU is opened.
+/// `tilekit plan` under the H100 preset and the hopper profile scores the pipelined blocks with the
+/// rates shipped for that profile (the same the library uses on such a GPU), shows them, and leaves
+/// them out with `TILEKIT_MEASURED=0`: at 1024×4096×512 a 128×256 block with them (64×64×8 ran 5–8%
+/// behind it there on the H100, BENCHMARKS.md, "Measured rates for the wave model"), 64×64×8
+/// without. The cooperative kernel's too (an f16-only kernel): at 8192×8192×64 128×64 with them (96
+/// µs against 256×64's 103), 256×64 without (each block's rate then taken from its reuse). No GPU
+/// is opened.
 #[test]
 fn plan_under_a_preset_uses_its_profiles_shipped_rates() {
     let plan = |kernel: &str, sizes: [&str; 3], measured: &str| {

@@ -11,7 +11,7 @@
 # PHASES (default "tuned planner shipped torch spread summary") picks parts, so that a run can be
 # split between calls of at most ten minutes; `summary` reads what the others left in OUT_DIR.
 # `lottery` (not in the default) times the unseen f16 shapes in LOTTERY fresh processes, every
-# other one with the driver's shader cache cleared.
+# other one with the driver's shader cache cleared (LOTTERY_FILTER picks other bench cases).
 # TUNE_ONLY=1 with `tuned` runs the tune and not the shapes.
 set -euo pipefail
 out=${1:-out}
@@ -87,7 +87,7 @@ if has lottery; then
   for i in $(seq 1 "${LOTTERY:-10}"); do
     cold=$((i % 2))
     if [ "$cold" = 1 ]; then rm -rf "$HOME/.cache/nvidia"; fi
-    TILEKIT_CACHE_DIR=$empty "$bin" bench --filter matmul-unseen/f16 --json "$out/lottery-$i.json" >/dev/null
+    TILEKIT_CACHE_DIR=$empty "$bin" bench --filter "${LOTTERY_FILTER:-matmul-unseen/f16}" --json "$out/lottery-$i.json" >/dev/null
     echo "$i $cold" >>"$out/lottery.txt"
   done
   python3 - "$out" <<'PY' | tee "$out/lottery.md"

@@ -27,7 +27,7 @@ fn fma_chains(@builtin(workgroup_id) wid: vec3<u32>,
     var a4 = s + 0.4; var a5 = s + 0.5; var a6 = s + 0.6; var a7 = s + 0.7;
     // Eight steps per pass of the loop, written out: with one step per pass the loop's own
     // counter, compare and branch took three issue slots for every eight FMAs, and the ceiling
-    // read 55 TFLOP/s on an H100 where its FMAs alone run 62 (BENCHMARKS.md, 2026-11-26).
+    // read 55 TFLOP/s on an H100 where its FMAs alone run 62 (BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory").
     let passes = params.iterations / 8u;
     for (var i = 0u; i < passes; i++) {
         a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);

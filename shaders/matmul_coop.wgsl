@@ -28,7 +28,7 @@
 // cooperative load from an array of vectors counts in its elements, as SPIR-V's does). The
 // driver had already merged the four f16 stores of the scalar layout into one, but the vector
 // layout still ran 2–3% faster at 4096³–8192³ and 6% at 2048³ on the H100 (BENCHMARKS.md,
-// 2026-11-24), its addressing simpler.
+// "What holds the f16 kernel"), its addressing simpler.
 // The global loads of every slice that lies wholly inside K are unmasked: their addresses are
 // computed once (`origins`), rows past M and columns past N clamped to the last one, so they only
 // ever reach rows and columns of C that are not stored. Only the slices at the end of K go
@@ -205,7 +205,7 @@ fn fetch_group_edge(me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group
 // The first group of a split: either of the two. Chosen here, by a return from each branch; the
 // same choice written in the loop's caller as an `if` around two assignments to the group made
 // the whole loop slower than even the one-loop form below (106 against 85 µs at 8192×8192×64 on
-// the H100, BENCHMARKS.md, 2026-11-25), though its disassembly shows no repacking: the driver's
+// the H100, BENCHMARKS.md, "What holds the f16 kernel"), though its disassembly shows no repacking: the driver's
 // schedule depends on how the branch is written, so the form that ran fast is kept.
 fn fetch_first_group(o: Origins, me: u32, row0: u32, col0: u32, k0: u32, k_end: u32) -> Group {
     if (k0 + 4u * BK <= k_end) {
@@ -282,7 +282,7 @@ fn group_steps(acc: ptr<function, Acc>, me: u32, sub_row: u32, sub_col: u32, g: 
 // constant count, so that the reads can go out together rather than each store waiting for its
 // read (the likely cause, from the timings; the compiled code was not read). With one loop of
 // read-then-store whose start depends on the invocation, the epilogue was most of a short-K
-// block's time (H100, BENCHMARKS.md 2026-11-27, call u4: f16 2944×128×9280 85.3 → 70.0 µs,
+// block's time (H100, BENCHMARKS.md, "The cooperative kernel's epilogue": f16 2944×128×9280 85.3 → 70.0 µs,
 // 640×128×14080 35.7 → 29.2, 4096³ 548 → 544).
 fn store_frag(frag: coop_mat16x16<f32, C>, scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     let f = frag;
@@ -302,7 +302,7 @@ fn block(acc: ptr<function, Acc>, me: u32, row0: u32, col0: u32, k_begin: u32, k
         // B): the loads of group g+1 go out together as group g starts, so each row of A is read
         // 4·BK halves deep at once, not 32 bytes at a time, and they have three slices of work to
         // arrive in before the first of them is staged. Past the last slice a group's loads give
-        // zeros, multiplied into nothing. H100 (BENCHMARKS.md, 2026-11-24), µs against a slice at
+        // zeros, multiplied into nothing. H100 (BENCHMARKS.md, "What holds the f16 kernel"), µs against a slice at
         // a time: 8192×8192×64 103 against 124, 16384×8192×64 182 against 229; but 1000×4104×60,
         // in 29 splits of 9 slices that the groups pad to 12, 22.9 against 21.2. Running only the
         // slices there are (uniform branches around the last three) cost 3% at 8192×8192×64, and
@@ -316,7 +316,7 @@ fn block(acc: ptr<function, Acc>, me: u32, row0: u32, col0: u32, k_begin: u32, k
         // The loop twice, as in the other path: unmasked while the group ahead lies wholly
         // inside K, then masked. One loop whose fetch chose between the two (a branch in it) ran
         // 95 µs at 8192×8192×64 against 85, and 166 against 144 at 16384×8192×64 (H100,
-        // BENCHMARKS.md, 2026-11-25): where its branches joined, the driver repacked the loaded
+        // BENCHMARKS.md, "What holds the f16 kernel"): where its branches joined, the driver repacked the loaded
         // halves into the registers it had given the group right after issuing the loads (its
         // disassembly: 24 loads, then 48 byte permutes of their results), so each group's loads
         // were waited for at once, not three slices later.

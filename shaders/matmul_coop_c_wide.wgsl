@@ -10,8 +10,8 @@
 // columns c0.. (both multiples of 4): 64 vec4s, consecutive invocations on consecutive vec4s (4 to
 // a row of the fragment). Each invocation reads all of its vec4s before it stores any (see
 // `store_frag`). Against eight scalar stores per invocation, these two per fragment ran the
-// short-K shapes 11–18% faster on the H100, as fast as leaving the stores out (BENCHMARKS.md
-// 2026-11-27, call u5: f16 2944×128×9280 69.9 → 61.6 µs, 640×128×14080 29.4 → 26.0, 4096³
+// short-K shapes 11–18% faster on the H100, as fast as leaving the stores out (BENCHMARKS.md,
+// "The cooperative kernel's epilogue": f16 2944×128×9280 69.9 → 61.6 µs, 640×128×14080 29.4 → 26.0, 4096³
 // 541 → 535).
 fn store_share(scratch: u32, out: u32, r0: u32, c0: u32, lane: u32) {
     var v: array<vec4<f32>, VEC_VALUES_MAX>;

@@ -186,7 +186,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>,
 // splits y, y + WK, ... in order, then the lanes are added in order), so the same input gives
 // the same bits whichever workgroup came last. With more rows the summing workgroup's work
 // grows with them: at M = 4 and 16 this form ran 8–20% slower than the second launch on an H200,
-// at M = 1 1–11% faster (BENCHMARKS.md, 2026-11-26).
+// at M = 1 1–11% faster (BENCHMARKS.md, "The small-M kernel").
 @compute @workgroup_size(WX, WK)
 fn gemv_summed(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,

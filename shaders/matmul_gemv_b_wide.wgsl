@@ -7,7 +7,7 @@
 // past K, where the last group of 4 rows reaches up to 3 rows beyond B's last. With K a multiple
 // of 4 the test is a constant false and compiled out: the core's loop is left as it was. Taking
 // B's loads out of `group4` instead, masked only at K's end, made the aligned kernel slower on
-// the H100 (f16 16×4096×4096 42 µs against 30, BENCHMARKS.md 2026-11-25): the driver's schedule
+// the H100 (f16 16×4096×4096 42 µs against 30, BENCHMARKS.md, "The small-M kernel"): the driver's schedule
 // follows how the loop is written.
 fn load_b(k: u32, cq: u32) -> vec4<f32> {
     if (K_RAGGED && k >= gp.k) {

@@ -140,8 +140,8 @@ fn multiply(acc: ptr<function, array<vec4<f32>, 16>>, buf: u32, lid: vec3<u32>) 
         if (EARLY == 1u) {
             // Each step's operands read a step early, so that the reads of workgroup memory
             // overlap the multiply-adds before them (with the operands in registers the 64
-            // multiply-adds run 57.6 TFLOP/s on the H100, read every step 45.0: BENCHMARKS.md
-            // 2026-11-26). It takes 16 more registers, which the 128×256 blocks' 128 have only
+            // multiply-adds run 57.6 TFLOP/s on the H100, read every step 45.0: BENCHMARKS.md,
+            // "The f32 kernel is held by its reads of workgroup memory"). It takes 16 more registers, which the 128×256 blocks' 128 have only
             // with one slice fetched ahead. The multiply-adds are written out in each branch, as
             // in the tested kernels: the driver's schedule follows how the loop is written.
             var a_lo = a_s[abase + k8 * (BM / 4u) + lid.y];
@@ -200,7 +200,7 @@ fn block(acc: ptr<function, array<vec4<f32>, 16>>, row0: u32, col0: u32, k_begin
     if (AHEAD == 1u) {
         // One slice ahead: slice s+1 fetched as slice s is multiplied, then stored. The
         // registers this frees let EARLY read operands a step early; on the H100 the 128×256
-        // blocks ran faster so, timed as variants of this shader (BENCHMARKS.md 2026-11-26,
+        // blocks ran faster so, timed as variants of this shader (BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory",
         // call p9: 4096³ 2812 µs against 2951 with EARLY, 128×4096×4096 at 128×256×8 107
         // against 114 without), the others slower.
         stage(0u, me, fetch(me, row0, col0, k_begin, k_end));
@@ -297,7 +297,7 @@ fn pipelined(@builtin(workgroup_id) wid: vec3<u32>,
 // launch; the heads come next, then the tails. `sk_fixup` adds each head and tail into C. On the
 // H100, f32 4096³ in 128×256 blocks (512 on 132 one-workgroup multiprocessors: 3.9 waves) ran as
 // long as 4224×4096×4096 (528 blocks, 4 full waves): 2790 against 2788 µs. So split, 4096³ ran
-// in 2773 µs against 2809, 6144³ in 9225 against 9432 (BENCHMARKS.md, 2026-11-26). Each
+// in 2773 µs against 2809, 6144³ in 9225 against 9432 (BENCHMARKS.md, "The last wave in heads and tails (stream-K)"). Each
 // workgroup runs one range of slices: shares that crossed blocks, looped over in one workgroup,
 // ran 10% slower at 4096³.
 @compute @workgroup_size(BN / 8u, BM / 8u)
@@ -343,7 +343,7 @@ fn pipelined_sk(@builtin(workgroup_id) wid: vec3<u32>,
     // The two kinds of block store apart, each in its own loop: with the choice made inside one
     // loop, for every row, NVIDIA's driver gave the 256×128×8 block 22 KiB of workgroup memory
     // beyond its own (spilled registers, most likely) and ran its 4096³ in 3270 µs on the H100;
-    // this way 3052–3059, the 128×256 blocks level (BENCHMARKS.md, 2026-11-27).
+    // this way 3052–3059, the 128×256 blocks level (BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory").
     if (t < p.sk_first) {
         store_block(&acc, 0u, row0, col0, lid);
         return;
@@ -371,7 +371,7 @@ fn store_part(acc: ptr<function, array<vec4<f32>, 16>>, slot: u32, lid: vec3<u32
 // short of whole waves (1500³ in 128×256 blocks: 72 blocks on 132 multiprocessors, or 216
 // workgroups in three splits of K, a wave and two thirds), every multiprocessor still works to
 // the end: 1500³ ran in 165 µs against 197 in three splits on the H100 (BENCHMARKS.md,
-// 2026-11-27).
+// "Even shares for mid-size products").
 // A share, block after block: a block it holds whole goes into C as `pipelined` stores it; the
 // piece at either end that holds part of a block goes to the workgroup's own partial block (slot
 // 2w for its first piece, 2w + 1 for its last).

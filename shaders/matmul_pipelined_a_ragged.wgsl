@@ -3,7 +3,7 @@
 // vec4 of it cannot be read as one; each of its four elements is a scalar load of its own, zero
 // outside the matrix (PMPP fig 4.20, element by element). The vec4 is then staged and multiplied
 // as a wide load's is. Each operand is read wide where its own rows allow: with only N ragged,
-// A's loads stay 128 bits wide, and with only K ragged, B's (H100, BENCHMARKS.md 2026-11-25:
+// A's loads stay 128 bits wide, and with only K ragged, B's (H100, BENCHMARKS.md, "Ragged operands: copied or read in place":
 // 10–22% faster than both operands in scalars, at 64×4096×4095 73 µs against 91, the aligned
 // 64×4096×4096 69). The host takes these loads only on skinny products (support.rs,
 // `loads_in_place`): elsewhere copying A and B into rows of 4 first costs less than the four

@@ -3,7 +3,7 @@
 // (64 for f16). A ragged K comes here copied into rows of `p.lda` = K rounded up to 4 (zeros
 // past K). The row length is a uniform of its own, not K rounded here: rounding it in the
 // address of every load made the f32 kernel 1.4–3.2% slower at aligned shapes (H100,
-// BENCHMARKS.md 2026-11-26: 4096³ 2980 µs against 2931).
+// BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory": 4096³ 2980 µs against 2931).
 
 @group(0) @binding(0) var<storage, read> a4: array<Elem4>;
 

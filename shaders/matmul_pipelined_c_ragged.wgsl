@@ -4,7 +4,7 @@
 // here). Written as a padded partial product instead, the result took a second pass
 // (`sum_splits`) to copy into C: on the H100, f32 in one split, 4095³ 3074 against 2990 µs
 // stored straight, 2048×2048×2047 402 against 394, 8191×4095×61 384 against 359 (BENCHMARKS.md,
-// 2026-11-26).
+// "Ragged operands: copied or read in place").
 @group(0) @binding(2) var<storage, read_write> c1: array<Out>;
 
 // The 4 columns from c of row r (one slice of K: `split` is 0), each up to N: the fixups' store.
@@ -28,7 +28,7 @@ fn store_c(split: u32, r: u32, c: u32, v: vec4<f32>) {
 // 300×88×3195 17.4 against 13.3), and where C has fewer than 4 columns there is nothing to put
 // in order. Keep that branch a runtime one: with the staged store alone, NVIDIA's driver gave
 // the main loop fewer registers (128×256×16: 116 against 128) and ran 4095³ 53% slower,
-// 777×1234×2345 29% (BENCHMARKS.md 2026-11-27). Each row of the register tile is staged by a
+// 777×1234×2345 29% (BENCHMARKS.md, "Ragged operands: copied or read in place"). Each row of the register tile is staged by a
 // call of its own with constant indices: staged in a loop over the rows, the kernel ran 10–25
 // times slower (most likely the loop, with its barriers, stayed rolled, and the accumulators,
 // indexed dynamically, went to memory: not read in the compiled code). The caller's

@@ -65,7 +65,7 @@ fn pad_index(p: PadParams, i: u32, j: u32) -> u32 {
 
 // The i-th vec4 of the copy of `pad_src`, gathered from four scalar loads: a ragged row starts
 // anywhere in a vec4 (two aligned vec4 loads and a shift ran no faster in f32 and 3–10% slower in
-// f16, BENCHMARKS.md 2026-11-27 23:08).
+// f16, BENCHMARKS.md, "Ragged operands: copied or read in place").
 fn pad_vec4(i: u32) -> Elem4 {
     var v = Elem4();
     for (var j = 0u; j < 4u; j++) {
@@ -103,8 +103,8 @@ fn pad(@builtin(workgroup_id) wid: vec3<u32>,
 
 // A ragged K and N: A's copy (`pp`) and B's (`pp_b`) in one launch, A's vec4s first. Two launches
 // are two waves one behind the other: the second waits at the barrier between them for the
-// first one's last workgroups (H100: f16 1000×1001×1003 31.6 → 29.4 µs, BENCHMARKS.md
-// 2026-11-27 23:08).
+// first one's last workgroups (H100: f16 1000×1001×1003 31.6 → 29.4 µs, BENCHMARKS.md,
+// "Ragged operands: copied or read in place").
 @compute @workgroup_size(SUPPORT_WG)
 fn pad2(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
@@ -165,7 +165,7 @@ fn sum_of_splits(wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>) -> SumOf {
 // each invocation storing its own four, a subgroup's stores lay 4 elements apart and each store
 // instruction touched four times the memory it wrote: on the H100 that sum took 29 µs of f32
 // 2048×2048×2047, about twice what its bytes need, and the whole product ran in 427 µs against
-// 414 with the stores in order (BENCHMARKS.md, 2026-11-25 22:08).
+// 414 with the stores in order (BENCHMARKS.md, "Ragged operands: copied or read in place").
 @compute @workgroup_size(SUPPORT_WG)
 fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>,
@@ -189,7 +189,7 @@ fn sum_splits(@builtin(workgroup_id) wid: vec3<u32>,
 
 // The same where N is a multiple of 4: the partials' rows are C's (ld = n), and each sum of 4
 // is one vec4 of C. Stored as four scalars, as every sum was before, it cost 5% of the whole
-// f32 1024³ in 2 splits on the H100 (69.7 against 65.7 µs, BENCHMARKS.md, 2026-11-25). Its own
+// f32 1024³ in 2 splits on the H100 (69.7 against 65.7 µs, BENCHMARKS.md, "Split of K by waves"). Its own
 // entry point, with C bound as vec4s: the same buffer bound both ways in one dispatch is what
 // Chromium's WebGPU refuses ("writable storage buffer binding aliasing").
 @compute @workgroup_size(SUPPORT_WG)

@@ -14,4 +14,5 @@ pub mod lesson;
 pub mod lessons;
 pub mod report;
 pub mod tour;
+pub mod trace;
 pub mod units;

@@ -2,6 +2,7 @@
 //! mistakes (each run against its CPU reference) and its speed case. The checker that runs them is
 //! the parent module.
 
+use super::traced;
 use super::{Case, Exercise, Mismatch, Runner};
 use std::rc::Rc;
 use tilekit::kernels::matmul::{self, Variant as Mm};
@@ -19,9 +20,9 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/matmul.wgsl",
             solution_source: tilekit::shaders::MATMUL,
             module: "matmul",
-            hint: "wrong where the shape is a multiple of the tile: a race. Without the first workgroupBarrier() an invocation reads tile elements that others have not stored yet; without the second, a fast invocation overwrites the tile while others still read it (fig 4.16)",
             aligned_hint: "wrong where the shape is a multiple of the tile, with both barriers in place, so not a race: check the inner loop runs over the whole tile, kk = 0, 1, ..., TILE - 1 (kk < TILE), reading mds[ty * TILE + kk] and nds[kk * TILE + tx] (fig 4.16)",
             edge_hint: "only a ragged shape fails: load 0.0 outside the matrix and store only inside it (fig 4.20)",
+            traces: || vec![traced::matmul(33, 47, 29), traced::matmul(32, 32, 32)],
             cases: |_| {
                 vec![
                     matmul_case(32, 32, 32, true),
@@ -39,9 +40,9 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/matmul.wgsl",
             solution_source: tilekit::shaders::MATMUL,
             module: "matmul",
-            hint: "wrong where the shape is a multiple of the tile, and your file has fewer workgroupBarrier() calls than the lesson's kernel: a race. Both barriers of fig 4.16 stay: one after the tiles are stored, one after they are used",
             aligned_hint: "wrong even where the shape is a multiple of the tile: check the tile's index arithmetic (row·K + phase·TILE + tx for A, (phase·TILE + ty)·N + col for B)",
             edge_hint: "right on multiples of the tile, wrong on a ragged shape: an off-by-one or a missing bounds check at the edge. Load 0.0 where row ≥ M or the k index ≥ K (A), k ≥ K or col ≥ N (B), and store only where row < M and col < N: past the end of a row, C's next row begins (fig 4.20)",
+            traces: || vec![traced::matmul(33, 47, 29), traced::matmul(17, 16, 15), traced::matmul(1, 5, 3)],
             cases: |_| {
                 vec![
                     matmul_case(32, 32, 32, true),
@@ -60,11 +61,11 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/reverse.wgsl",
             solution_source: tilekit::shaders::REVERSE,
             module: "reverse",
-            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: without the barrier between the writes and the reads an invocation reads an element another has not written yet",
             aligned_hint: "element t of the result must be element N - 1 - t of the input: read the mirrored element of the workgroup array after the barrier",
             edge_hint: "only some sizes fail: the array is N long, so the mirror of t is N - 1 - t, not N - t",
             // The largest ragged N one workgroup holds here: 1000, or one under the adapter's
             // invocation limit (255 under WebGPU's default 256).
+            traces: || vec![traced::reverse(64), traced::reverse(100)],
             cases: |g| {
                 let most = g.limits().max_compute_invocations_per_workgroup as usize;
                 vec![reverse_case(64), reverse_case(1000.min(most - 1)), reverse_case(1)]
@@ -93,9 +94,9 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/reduce.wgsl",
             solution_source: tilekit::shaders::REDUCE,
             module: "reduce<f32>",
-            hint: "a sum comes out wrong on whole workgroups: a race in the tree. After each halving step every invocation must wait (workgroupBarrier(), uniform control flow) before the next step reads its partner's sum",
             aligned_hint: "a sum comes out wrong with the barrier in place: check the tree's step, each invocation below s adds its partner s places away (s halving from WG / 2 down to 1)",
             edge_hint: "only a length that is not a multiple of 256 fails: invocations past the end must contribute the identity (0 for a sum), not read past the input",
+            traces: || vec![traced::reduce(1000)],
             cases: |_| vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
             speed: |g| {
                 Box::pin(async move {
@@ -126,9 +127,9 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/transpose.wgsl",
             solution_source: tilekit::shaders::TRANSPOSE,
             module: "transpose",
-            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: without the barrier between storing the tile and reading it transposed, an invocation reads elements another has not stored yet",
             aligned_hint: "the output is not the transpose: the tile is stored by rows, so the transposed element of invocation (x, y + j) is read down a column, tile_padded[x · (TILE + 1) + y + j]",
             edge_hint: "right on multiples of the tile, wrong on a ragged matrix: check the bounds of the store (out_r < cols, out_c < rows)",
+            traces: || vec![traced::transpose(33, 70)],
             cases: |_| vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
             speed: |g| {
                 Box::pin(async move {
@@ -165,9 +166,9 @@ pub fn exercises() -> Vec<Exercise> {
             solution: "shaders/histogram.wgsl",
             solution_source: tilekit::shaders::HISTOGRAM,
             module: "histogram",
-            hint: "your file has fewer workgroupBarrier() calls than the lesson's kernel: the bins must be cleared before anyone counts and counted before anyone merges them, a barrier between each step",
             aligned_hint: "counts are lost: a race between workgroups. Each workgroup must add its counts to the global bins (atomicAdd), not store them over another workgroup's",
             edge_hint: "only a length that is not a multiple of the workgroup fails: stop at n",
+            traces: || vec![traced::histogram(1001, 2)],
             cases: |_| vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
             speed: |g| {
                 Box::pin(async move {

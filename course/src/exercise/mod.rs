@@ -9,9 +9,11 @@
 
 mod bound;
 mod catalogue;
+pub mod traced;
 mod uniformity;
 pub use bound::bound_loops;
 pub use catalogue::exercises;
+pub use traced::TraceCase;
 pub use uniformity::{barrier_count, divergent_barriers, Divergent};
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,14 +66,13 @@ pub struct Exercise {
     pub solution_source: &'static str,
     /// The library module the learner's file replaces.
     pub module: &'static str,
-    /// The hint when a shape that is a multiple of every tile fails and the file has fewer
-    /// barriers than the solution: a race.
-    pub hint: &'static str,
-    /// The hint when a shape that is a multiple of every tile fails with every barrier in place:
-    /// the index arithmetic, not a race.
+    /// The hint when a shape that is a multiple of every tile fails (the tracer found no race,
+    /// so the index arithmetic).
     pub aligned_hint: &'static str,
     /// The hint when only a ragged shape fails.
     pub edge_hint: &'static str,
+    /// The shapes the tracer runs first (races, bounds, counts), the same on every adapter.
+    pub traces: fn() -> Vec<traced::TraceCase>,
     /// The shapes a check runs, sized from the adapter's limits as the kernels' tiles are.
     cases: fn(&Gpu) -> Vec<Case>,
     /// The speed case: its inputs made and uploaded once, then a runner that times the kernel
@@ -109,6 +110,23 @@ pub enum Verdict {
     LoopStopped {
         /// The shape it ran at.
         shape: String,
+    },
+    /// The tracer found a race, an index out of bounds, a read of unwritten workgroup memory or
+    /// a barrier not every invocation reached (the first of them leads).
+    Traced {
+        /// The shape traced.
+        shape: String,
+        /// What it found, with the counts.
+        report: Box<crate::trace::Report>,
+        /// The file name the report's lines refer to.
+        path: String,
+    },
+    /// Right, but not the lesson's way: the counts differ from the lesson's kernel's.
+    Counts {
+        /// The shape traced.
+        shape: String,
+        /// Yours against the lesson's, in a sentence.
+        message: String,
     },
     /// It compiled but could not run (a wrong entry point or binding, a GPU error).
     Failed(String),
@@ -156,7 +174,42 @@ impl Verdict {
                 "{}: a loop was stopped at {shape} after {LOOP_CAP} steps in one invocation, more than any of the lesson's loops takes (every loop of a checked file is bounded, so that a kernel that never ends cannot freeze your GPU)\nhint: check each loop's condition and step: a u32 is never below 0 (`s >= 0u` always holds), and a step that does not move toward the bound loops for ever",
                 ex.name
             ),
+            Verdict::Traced {
+                shape,
+                report,
+                path,
+            } => {
+                let mut s = format!("{}: traced at {shape}, and found:\n", ex.name);
+                for f in report.findings.iter().take(SHOWN_FINDINGS) {
+                    s += &f.render(path);
+                    s.push('\n');
+                }
+                if report.findings.len() > SHOWN_FINDINGS {
+                    s += &format!(
+                        "… and {} more (tilekit trace shows them all)\n",
+                        report.findings.len() - SHOWN_FINDINGS
+                    );
+                }
+                s += "(the tracer runs your kernel on the CPU and checks every access against WGSL's rules, so this holds on every GPU, whatever its schedule)";
+                s
+            }
+            Verdict::Counts { shape, message } => {
+                format!("{}: right at {shape}, but not the lesson's way: {message}", ex.name)
+            }
             Verdict::Failed(m) => format!("{}: could not run: {m}", ex.name),
+        }
+    }
+
+    /// The source lines the verdict names (to mark in an editor).
+    pub fn lines(&self) -> Vec<u32> {
+        match self {
+            Verdict::Traced { report, .. } => {
+                let mut l: Vec<u32> = report.findings.iter().flat_map(|f| f.lines()).collect();
+                l.sort_unstable();
+                l.dedup();
+                l
+            }
+            _ => Vec::new(),
         }
     }
 }
@@ -258,11 +311,12 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         Err(e) => return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path)),
     };
     let caps = naga::valid::Capabilities::all();
-    if let Err(e) =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module)
+    let info = match naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
     {
-        return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path));
-    }
+        Ok(info) => info,
+        Err(e) => return Verdict::DoesNotCompile(e.emit_to_string_with_path(source, path)),
+    };
     // Every entry point of the starter is one the check may run; one missing (an empty file, a
     // renamed function) would only show as a pipeline error.
     if let Ok(starter) = naga::front::wgsl::parse_str(ex.starter_source) {
@@ -305,10 +359,11 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
             lines.join("\n")
         ));
     }
-    // Fewer barriers than the solution: a failure on whole tiles is most likely a race.
-    let barriers_missing = naga::front::wgsl::parse_str(ex.solution_source)
-        .map(|m| barrier_count(&module) < barrier_count(&m))
-        .unwrap_or(false);
+    // The tracer first: a race, an index past the end or an unwritten read fails here, the
+    // same on every adapter; then the counts against the lesson's own kernel.
+    if let Some(v) = traced_verdict(ex, &module, &info, source, path) {
+        return v;
+    }
     let cases = (ex.cases)(gpu);
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
@@ -337,10 +392,10 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         let aligned_failed = cases
             .iter()
             .any(|c| c.aligned && !shapes.contains(&c.shape));
-        let hint = match (case.aligned || aligned_failed, barriers_missing) {
-            (true, true) => ex.hint,
-            (true, false) => ex.aligned_hint,
-            (false, _) => ex.edge_hint,
+        let hint = if case.aligned || aligned_failed {
+            ex.aligned_hint
+        } else {
+            ex.edge_hint
         };
         return Verdict::Wrong {
             shape: case.shape.clone(),
@@ -389,6 +444,98 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         }
         Err(e) => Verdict::Failed(e.to_string()),
     }
+}
+
+/// Findings a verdict shows: the first mistakes, not a wall of them.
+const SHOWN_FINDINGS: usize = 3;
+
+/// How much more traffic than the lesson's kernel a learner's may make before the check says
+/// it is not the lesson's way (a tie, or a few extra loads, is the same way).
+const TRAFFIC_SLACK: f64 = 1.5;
+
+/// The tracer's verdict on `module` at each of `ex`'s traced shapes: a finding, a count that
+/// says the kernel does not do what the lesson asks, or nothing (go on to the GPU).
+fn traced_verdict(
+    ex: &Exercise,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    source: &str,
+    path: &str,
+) -> Option<Verdict> {
+    use crate::trace::{self, TraceError};
+    let solution = naga::front::wgsl::parse_str(ex.solution_source).ok()?;
+    let solution_info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&solution)
+    .ok()?;
+    for case in (ex.traces)() {
+        let limits = trace::Limits::default();
+        let report = match trace::trace_module(module, info, source, &case.setup, limits) {
+            Ok(r) => r,
+            Err(TraceError::LoopStopped { .. }) | Err(TraceError::TooLong(_)) => {
+                return Some(Verdict::LoopStopped { shape: case.shape });
+            }
+            Err(e) => return Some(Verdict::Failed(format!("{path}: {e}"))),
+        };
+        if !report.clean() {
+            return Some(Verdict::Traced {
+                shape: case.shape,
+                report: Box::new(report),
+                path: path.to_string(),
+            });
+        }
+        let lesson = trace::trace_module(
+            &solution,
+            &solution_info,
+            ex.solution_source,
+            &case.setup,
+            limits,
+        )
+        .ok()?;
+        if let Some(message) = compare_counts(&report, &lesson) {
+            return Some(Verdict::Counts {
+                shape: case.shape,
+                message,
+            });
+        }
+    }
+    None
+}
+
+/// A sentence when `yours` reads global memory or serialises on workgroup banks clearly more
+/// than `lesson` does at the same shape.
+fn compare_counts(yours: &crate::trace::Report, lesson: &crate::trace::Report) -> Option<String> {
+    for l in lesson.traffic.iter().filter(|t| t.space == "storage") {
+        let Some(y) = yours.traffic_of(&l.variable) else {
+            continue;
+        };
+        let per = |t: &crate::trace::Traffic| t.words_read as f64 / t.distinct_read.max(1) as f64;
+        if l.traffic.words_read > 0 && per(y) > TRAFFIC_SLACK * per(&l.traffic) {
+            return Some(format!(
+                "your kernel reads each element of {} {:.1} times from global memory ({} loads); the lesson's reads it {:.1} times ({} loads): stage it through workgroup memory, as the lesson does",
+                l.variable,
+                per(y),
+                y.loads,
+                per(&l.traffic),
+                l.traffic.loads
+            ));
+        }
+    }
+    let (yp, yr) = yours.bank_passes();
+    let (lp, lr) = lesson.bank_passes();
+    if yr > 0 && lr > 0 {
+        let (y, l) = (yp as f64 / yr as f64, lp as f64 / lr as f64);
+        if y > TRAFFIC_SLACK * l {
+            let worst = yours.banks.iter().max_by_key(|b| b.worst)?;
+            return Some(format!(
+                "your workgroup-memory requests take {y:.1} passes each on average (line {} of your file is {}-way: {} of 32 invocations ask one bank for different words); the lesson's take {l:.1}: pad the tile so that a column falls in different banks",
+                worst.line, worst.worst, worst.worst
+            ));
+        }
+    }
+    None
 }
 
 /// The steps any one loop of a checked file may take each time it starts (bound.rs): far more

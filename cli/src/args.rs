@@ -82,6 +82,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a WGSL compute kernel on the CPU, invocation by invocation, and report its races,
+    /// out-of-bounds indices, unwritten workgroup reads and divergent barriers (exactly, whatever
+    /// a GPU's schedule would do), its memory traffic and its bank conflicts.
+    Trace(TraceArgs),
     /// Exercises: write the lesson's kernel yourself and have it checked.
     Exercise {
         /// What to do.
@@ -103,13 +107,55 @@ pub enum ExerciseAction {
         /// Where to write it (default: NAME.wgsl in this directory).
         file: Option<PathBuf>,
     },
-    /// Run your WGSL file for exercise NAME at the shapes that catch the classic mistakes.
+    /// Run your WGSL file for exercise NAME at the shapes that catch the classic mistakes:
+    /// traced first (races, bounds, counts), then on the GPU against the CPU reference.
     Check {
         /// The exercise (see `tilekit exercise list`).
         name: String,
         /// Your shader: the starter (`tilekit exercise start NAME`) with its TODOs done.
         file: PathBuf,
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Write the trace's pictures (workgroup memory by epoch, bank conflicts) as SVG files
+        /// into this folder (made if missing; existing files of the same names are replaced).
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
     },
+}
+
+/// `tilekit trace`'s arguments.
+#[derive(Args)]
+pub struct TraceArgs {
+    /// The WGSL file.
+    pub file: PathBuf,
+    /// The compute entry point (default: the file's only one).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Workgroups to dispatch: X, X,Y or X,Y,Z.
+    #[arg(long, default_value = "1", value_name = "X[,Y[,Z]]")]
+    pub workgroups: String,
+    /// An override constant: NAME=VALUE (repeat for more).
+    #[arg(long = "override", value_name = "NAME=VALUE")]
+    pub overrides: Vec<String>,
+    /// A buffer's contents: BINDING=FILE.npy (float32, int32 or uint32), BINDING=zeros:N or
+    /// BINDING=range:N; BINDING is `B` (group 0) or `G:B`. Buffers not given are made: random
+    /// f32 in [-1, 1) or 0, 1, 2, … of --len elements; atomics zero.
+    #[arg(long = "buffer", value_name = "BINDING=DATA")]
+    pub buffers: Vec<String>,
+    /// A uniform's field: NAME=VALUE (u32; repeat for more). Fields not set are 0.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
+    /// Elements of each made-up runtime-sized buffer.
+    #[arg(long, default_value_t = 1024)]
+    pub len: u32,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the pictures (workgroup memory by epoch, bank conflicts) as SVG files into this
+    /// folder (made if missing; existing files of the same names are replaced).
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
 }
 
 /// `tilekit run <kernel>`: one subcommand per registered family command.

@@ -173,7 +173,7 @@ fn io_err(p: &std::path::Path, e: std::io::Error) -> CliError {
 
 /// The text of `p`, read only up to `cap` bytes: a file past them (`/dev/zero`, a log given by
 /// mistake) is refused once the cap is reached, not read until memory runs out.
-fn read_capped(p: &std::path::Path, cap: u64, what: &str) -> Result<String, CliError> {
+pub(crate) fn read_capped(p: &std::path::Path, cap: u64, what: &str) -> Result<String, CliError> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(p)
@@ -428,17 +428,55 @@ pub fn exercise(g: &Globals, action: super::args::ExerciseAction) -> Result<(), 
             );
             Ok(())
         }
-        ExerciseAction::Check { name, file } => {
+        ExerciseAction::Check {
+            name,
+            file,
+            json,
+            svg,
+        } => {
+            use tilekit_course::exercise::Verdict;
             let ex = tilekit_course::exercise::exercise(&name)?;
             let source = read_capped(&file, SHADER_CAP, "a shader")?;
             let gpu = g.open()?;
-            let verdict =
-                tilekit_course::exercise::check(&gpu, &ex, &source, &file.display().to_string());
-            println!("{}", verdict.render(&ex));
-            if verdict.passed() {
-                Ok(())
+            let path = file.display().to_string();
+            let verdict = tilekit_course::exercise::check(&gpu, &ex, &source, &path);
+            let svgs = match (&verdict, &svg) {
+                (Verdict::Traced { report, .. }, Some(dir)) => {
+                    crate::trace::write_svgs(report, dir, &path)?
+                }
+                _ => Vec::new(),
+            };
+            if json {
+                let mut m = Map::new();
+                m.insert("exercise".into(), json!(name));
+                m.insert("file".into(), json!(path));
+                m.insert("passed".into(), json!(verdict.passed()));
+                m.insert("verdict".into(), json!(verdict.kind()));
+                m.insert("text".into(), json!(verdict.render(&ex)));
+                m.insert("lines".into(), json!(verdict.lines()));
+                if let Verdict::Traced { report, .. } = &verdict {
+                    m.insert("trace".into(), json!(report));
+                }
+                m.insert(
+                    "svg".into(),
+                    json!(svgs
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()),
+                );
+                print_json(m);
             } else {
-                Err(Fail::Wrong(format!("{name} did not pass")))
+                println!("{}", verdict.render(&ex));
+                for s in &svgs {
+                    println!("wrote {}", s.display());
+                }
+            }
+            match (verdict.passed(), json) {
+                (true, _) => Ok(()),
+                (false, false) => Err(Fail::Wrong(format!("{name} did not pass"))),
+                (false, true) => Err(Fail::Reported(Box::new(Fail::Wrong(format!(
+                    "{name} did not pass"
+                ))))),
             }
         }
     }

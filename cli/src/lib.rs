@@ -12,6 +12,7 @@ pub(crate) mod npy;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod run;
+pub(crate) mod trace;
 
 pub(crate) use run::*;
 pub(crate) use tilekit_course::units;
@@ -51,6 +52,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             json,
             html,
         } => commands::tour(&g, quick, full, json, html),
+        Command::Trace(a) => trace::trace(a),
         Command::Exercise { action } => commands::exercise(&g, action),
         Command::Tune { quick, json } => commands::tune(&g, quick, json),
     }

@@ -47,8 +47,12 @@ fn cut(v: &mut Value) {
     }
 }
 
-/// Run one documented command; `FILE` in it is a temporary path whose contents are the JSON.
+/// Run one documented command from the repository's root (so that its paths read as a reader
+/// would type them); `FILE` in it is a temporary path whose contents are the JSON.
 fn run(args: &str) -> Value {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
     // A scratch folder of its own, removed on return.
     let scratch = tempfile::Builder::new()
         .prefix("tilekit-json-doc-")
@@ -71,6 +75,7 @@ fn run(args: &str) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_tilekit"))
         .args(&argv)
         .env("TILEKIT_CACHE_DIR", &cache)
+        .current_dir(root)
         .output()
         .unwrap();
     let text = if args.contains("FILE") {

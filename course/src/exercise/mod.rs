@@ -200,6 +200,19 @@ impl Verdict {
         }
     }
 
+    /// Its kind in one word, as `--json` names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Passed { .. } => "passed",
+            Verdict::DoesNotCompile(_) => "does_not_compile",
+            Verdict::Wrong { .. } => "wrong",
+            Verdict::LoopStopped { .. } => "loop_stopped",
+            Verdict::Traced { .. } => "traced",
+            Verdict::Counts { .. } => "counts",
+            Verdict::Failed(_) => "failed",
+        }
+    }
+
     /// The source lines the verdict names (to mark in an editor).
     pub fn lines(&self) -> Vec<u32> {
         match self {

@@ -16,6 +16,7 @@
 
 mod access;
 mod expr;
+mod interface;
 mod machine;
 mod memory;
 mod picture;
@@ -23,6 +24,7 @@ mod pure;
 mod report;
 mod value;
 
+pub use interface::{generated, resources, Resource};
 pub use memory::{How, Space, Traffic};
 pub use picture::{banks_svg, epochs_svg};
 pub use report::{Banks, EpochPicture, Finding, Report, Touch, VariableTraffic};

@@ -11,13 +11,17 @@ fn run(source: &str, setup: &Setup) -> Report {
 }
 
 /// The barrier lines each exercise's traced entry point reaches, as the solution runs.
-const BARRIERS: [(&str, usize); 6] = [
+const BARRIERS: [(&str, usize); 10] = [
     ("tiled-matmul", 2),
     ("matmul-bounds", 2),
     ("dynamic-reverse", 1),
     ("reduction-tree", 2),
     ("padded-transpose", 1),
     ("histogram", 2),
+    ("conflict-free-transpose", 1),
+    ("contiguous-reduction", 2),
+    ("halo-stencil", 1),
+    ("blelloch-scan", 2),
 ];
 
 fn reached_barriers(ex: &Exercise) -> Vec<u32> {

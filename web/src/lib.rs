@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use tilekit::Gpu;
-use tilekit_course::exercise;
 use tilekit_course::tour::{self, Size};
+use tilekit_course::{exercise, trace};
 use wasm_bindgen::prelude::*;
 
 thread_local! {
@@ -123,7 +123,8 @@ pub fn solution(name: &str) -> Result<String, JsValue> {
 }
 
 /// Check the learner's `source` for exercise `name` with the same checker as `tilekit exercise
-/// check`: `{passed, verdict, text, lost}` as JSON. When the learner's kernel lost the device (an
+/// check`: `{passed, verdict, text, lines, pictures, lost}` as JSON (`lines`: those the verdict
+/// names; `pictures`: the trace's SVGs when it found a mistake). When the learner's kernel lost the device (an
 /// endless loop the browser stopped), the answer says so and the next call opens a new one.
 #[wasm_bindgen]
 pub async fn check(name: &str, source: &str) -> Result<String, JsValue> {
@@ -131,12 +132,23 @@ pub async fn check(name: &str, source: &str) -> Result<String, JsValue> {
     let g = gpu().await?;
     let verdict = exercise::check_async(&g, &ex, source, &format!("{name}.wgsl")).await;
     let lost = g.is_lost();
-    let kind = match &verdict {
-        exercise::Verdict::Passed { .. } => "passed",
-        exercise::Verdict::DoesNotCompile(_) => "does-not-compile",
-        exercise::Verdict::Wrong { .. } => "wrong",
-        exercise::Verdict::LoopStopped { .. } => "loop-stopped",
-        exercise::Verdict::Failed(_) => "failed",
+    let kind = verdict.kind().replace('_', "-");
+    // The trace's pictures (workgroup memory by epoch, bank conflicts), as SVG text.
+    let pictures: Vec<String> = match &verdict {
+        exercise::Verdict::Traced { report, path, .. } => {
+            let invocations = report.workgroup_size.iter().product();
+            let mut p: Vec<String> = report
+                .pictures
+                .iter()
+                .filter(|p| p.raced.is_some())
+                .map(|p| trace::epochs_svg(p, invocations))
+                .collect();
+            if !report.banks.is_empty() {
+                p.push(trace::banks_svg(&report.banks, path));
+            }
+            p
+        }
+        _ => Vec::new(),
     };
     let mut text = verdict.render(&ex);
     if lost {
@@ -146,6 +158,8 @@ pub async fn check(name: &str, source: &str) -> Result<String, JsValue> {
         "passed": verdict.passed(),
         "verdict": kind,
         "text": text,
+        "lines": verdict.lines(),
+        "pictures": pictures,
         "lost": lost,
     })
     .to_string())

@@ -105,6 +105,8 @@ async function setupExercises() {
     $('ex-source').value = localStorage.getItem('tilekit:' + e.name) ?? e.starter;
     $('ex-result').textContent = '';
     $('ex-result').className = '';
+    $('ex-lines').innerHTML = '';
+    $('ex-pictures').innerHTML = '';
   };
   select.addEventListener('change', load);
   $('ex-source').addEventListener('input', () => localStorage.setItem('tilekit:' + select.value, $('ex-source').value));
@@ -130,8 +132,25 @@ async function setupExercises() {
       state.check = r;
       $('ex-result').textContent = r.text;
       $('ex-result').className = r.passed ? 'passed' : 'failed';
+      // The lines the verdict names: a click selects the line in the editor.
+      $('ex-lines').innerHTML = (r.lines || []).map((n) => `<button class="line" data-line="${n}">line ${n}</button>`).join(' ');
+      for (const b of $('ex-lines').querySelectorAll('button')) {
+        b.addEventListener('click', () => selectLine($('ex-source'), Number(b.dataset.line)));
+      }
+      // The trace's pictures: workgroup memory by epoch (the raced word outlined), banks.
+      $('ex-pictures').innerHTML = (r.pictures || []).join('');
     }));
   load();
+}
+
+// Select line `n` (1-based) of a textarea and scroll it into view.
+function selectLine(area, n) {
+  const lines = area.value.split('\n');
+  const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
+  area.focus();
+  area.setSelectionRange(start, start + (lines[n - 1] || '').length);
+  const lineHeight = area.scrollHeight / Math.max(lines.length, 1);
+  area.scrollTop = Math.max(0, (n - 5) * lineHeight);
 }
 
 function setupTabs() {

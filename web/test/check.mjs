@@ -1,7 +1,8 @@
 // The page as a learner meets it, in headless Chromium with WebGPU on SwiftShader: it loads with
-// an adapter, every lesson runs (small sizes) and says "verified", an exercise's starter fails
-// with its hint and its solution passes, a kernel that never ends is reported and the next check
-// passes, the console has no error and nothing is thrown, and a screenshot is not blank.
+// an adapter, every lesson runs (small sizes) and says "verified", an exercise's racy starter
+// fails with its race (lines and pictures) and its solution passes, a barrier weakened to
+// storageBarrier() is named a race, a kernel that never ends is reported and the next check
+// passes, every exercise's solution passes, the console has no error and nothing is thrown, and a screenshot is not blank.
 // Usage: node check.mjs URL CHROMIUM SHOT_DIR. Exit code 0 when everything held.
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -95,8 +96,10 @@ if (start.ready) {
   await page.selectOption('#ex-name', 'tiled-matmul');
   await page.click('#starter');
   let r = await check('tiled-matmul');
-  if (r.verdict === 'wrong' && r.text.includes('hint:')) ok('tiled-matmul starter: ' + r.text.split('\n')[0]);
-  else fail('tiled-matmul starter did not fail with a hint: ' + r.text);
+  // Its barriers are missing: the tracer names the race, with the lines and a picture.
+  const pictures = await page.evaluate(() => document.querySelectorAll('#ex-pictures svg').length);
+  if (r.verdict === 'traced' && r.text.includes('race on') && r.lines.length > 0 && pictures > 0) ok(`tiled-matmul starter: ${r.text.split('\n')[1]} (lines ${r.lines.join(', ')}, ${pictures} pictures)`);
+  else fail(`tiled-matmul starter did not fail with its race (${pictures} pictures): ` + r.text);
   await page.click('#show-solution');
   r = await check('tiled-matmul');
   if (r.passed) ok('tiled-matmul solution: ' + r.text.replace(/\n/g, ' | '));
@@ -106,6 +109,11 @@ if (start.ready) {
   r = await check('tiled-matmul', good.replace('var acc = 0.0;\n    let phases', 'var acc = 0.0\n    let phases'));
   if (r.verdict === 'does-not-compile' && /tiled-matmul\.wgsl:\d+:/.test(r.text)) ok('a missing semicolon: ' + r.text.split('\n')[0]);
   else fail('a file that does not compile was not reported with its line: ' + r.text);
+  // The solution with its first barrier weakened to storageBarrier(): whatever this GPU would
+  // compute, the tracer names the race.
+  r = await check('tiled-matmul', good.replace('workgroupBarrier();', 'storageBarrier();'));
+  if (r.verdict === 'traced' && r.text.includes('race on')) ok('a barrier weakened to storageBarrier(): ' + r.text.split('\n')[1]);
+  else fail('a barrier weakened to storageBarrier() was not reported as a race: ' + r.text);
   // A kernel that does not end in any reasonable time (four billion steps per invocation, each
   // with an effect): reported, then the next check runs on a new device and passes.
   const endless = good.replace('    // Fig 4.20: store only inside C.', '    for (var s = 0u; s < 4294967295u; s++) { acc += 1e-30; }\n    // Fig 4.20: store only inside C.');
@@ -120,7 +128,7 @@ if (start.ready) {
   // Every exercise's solution passes under this browser's limits (WebGPU's defaults on
   // SwiftShader: 256 invocations and 16 KiB of workgroup memory a workgroup).
   const names = await page.evaluate(() => [...document.querySelectorAll('#ex-name option')].map((o) => o.value));
-  if (names.length < 6) fail(`only ${names.length} exercises listed`);
+  if (names.length < 10) fail(`only ${names.length} exercises listed`);
   for (const name of names) {
     await page.selectOption('#ex-name', name);
     await page.click('#show-solution');

@@ -30,7 +30,7 @@ pub fn exercises() -> Vec<Exercise> {
                     matmul_case(33, 47, 29, false),
                 ]
             },
-            speed: |g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 })),
+            speed: Some(|g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }))),
         },
         Exercise {
             name: "matmul-bounds",
@@ -51,7 +51,7 @@ pub fn exercises() -> Vec<Exercise> {
                     matmul_case(17, 16, 15, false),
                 ]
             },
-            speed: |g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 })),
+            speed: Some(|g| Box::pin(matmul_speed(g, if g.is_cpu() { 96 } else { 1024 }))),
         },
         Exercise {
             name: "dynamic-reverse",
@@ -70,7 +70,7 @@ pub fn exercises() -> Vec<Exercise> {
                 let most = g.limits().max_compute_invocations_per_workgroup as usize;
                 vec![reverse_case(64), reverse_case(1000.min(most - 1)), reverse_case(1)]
             },
-            speed: |g| {
+            speed: Some(|g| {
                 Box::pin(async move {
                     // One workgroup's worth, 1,024 words at most: the upload of each run is small
                     // beside its launch.
@@ -84,7 +84,7 @@ pub fn exercises() -> Vec<Exercise> {
                     });
                     Ok(run)
                 })
-            },
+            }),
         },
         Exercise {
             name: "reduction-tree",
@@ -98,7 +98,7 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "only a length that is not a multiple of 256 fails: invocations past the end must contribute the identity (0 for a sum), not read past the input",
             traces: || vec![traced::reduce(1000)],
             cases: |_| vec![reduce_case(256 * 16, true), reduce_case(1000, false)],
-            speed: |g| {
+            speed: Some(|g| {
                 Box::pin(async move {
                     let data = whole_floats(if g.is_cpu() { 1 << 16 } else { 1 << 24 }, 5);
                     let input = Rc::new(g.upload("reduce input", &data).await?);
@@ -117,7 +117,7 @@ pub fn exercises() -> Vec<Exercise> {
                     });
                     Ok(run)
                 })
-            },
+            }),
         },
         Exercise {
             name: "padded-transpose",
@@ -131,7 +131,7 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "right on multiples of the tile, wrong on a ragged matrix: check the bounds of the store (out_r < cols, out_c < rows)",
             traces: || vec![traced::transpose(33, 70)],
             cases: |_| vec![transpose_case(64, 64, true), transpose_case(33, 70, false)],
-            speed: |g| {
+            speed: Some(|g| {
                 Box::pin(async move {
                     let n = if g.is_cpu() { 256 } else { 4096 };
                     let data: Vec<u32> = (0..(n * n) as u32).collect();
@@ -156,7 +156,7 @@ pub fn exercises() -> Vec<Exercise> {
                     });
                     Ok(run)
                 })
-            },
+            }),
         },
         Exercise {
             name: "histogram",
@@ -170,7 +170,7 @@ pub fn exercises() -> Vec<Exercise> {
             edge_hint: "only a length that is not a multiple of the workgroup fails: stop at n",
             traces: || vec![traced::histogram(1001, 2)],
             cases: |_| vec![histogram_case(1 << 18, true), histogram_case(1001, false)],
-            speed: |g| {
+            speed: Some(|g| {
                 Box::pin(async move {
                     let data = bytes(if g.is_cpu() { 1 << 18 } else { 1 << 26 }, 9);
                     let words = Rc::new(
@@ -193,7 +193,63 @@ pub fn exercises() -> Vec<Exercise> {
                     });
                     Ok(run)
                 })
-            },
+            }),
+        },
+        Exercise {
+            name: "conflict-free-transpose",
+            task: "make the tiled transpose's read down a column conflict-free: the target is a count of bank passes (CUDA Handbook 8.1)",
+            starter: "course/exercises/conflict-free-transpose.wgsl",
+            starter_source: include_str!("../../exercises/conflict-free-transpose.wgsl"),
+            solution: "course/exercises/solutions/conflict-free-transpose.wgsl",
+            solution_source: include_str!("../../exercises/solutions/conflict-free-transpose.wgsl"),
+            module: "",
+            aligned_hint: "the output is not the transpose: element (r, c) of the input goes to (c, r); if you changed the tile's row length, change it in both the store and the read",
+            edge_hint: "only a ragged matrix fails: keep the bounds checks of the load and the store",
+            traces: || vec![traced::plain_transpose(33, 70)],
+            cases: |_| Vec::new(),
+            speed: None,
+        },
+        Exercise {
+            name: "contiguous-reduction",
+            task: "the reduction tree with its active invocations contiguous, so that whole warps work or rest (Harris, reduction kernel 3)",
+            starter: "course/exercises/contiguous-reduction.wgsl",
+            starter_source: include_str!("../../exercises/contiguous-reduction.wgsl"),
+            solution: "course/exercises/solutions/contiguous-reduction.wgsl",
+            solution_source: include_str!("../../exercises/solutions/contiguous-reduction.wgsl"),
+            module: "",
+            aligned_hint: "a workgroup's sum is wrong: at step s each invocation lid < s adds sums[lid + s] into sums[lid], s = WG / 2, WG / 4, …, 1, with a barrier after each step",
+            edge_hint: "only the last, partial workgroup is wrong: invocations past n contribute 0",
+            traces: || vec![traced::block_sums(1000)],
+            cases: |_| Vec::new(),
+            speed: None,
+        },
+        Exercise {
+            name: "halo-stencil",
+            task: "a 1-D stencil through workgroup memory: load the halo cells (PMPP ch. 7)",
+            starter: "course/exercises/halo-stencil.wgsl",
+            starter_source: include_str!("../../exercises/halo-stencil.wgsl"),
+            solution: "course/exercises/solutions/halo-stencil.wgsl",
+            solution_source: include_str!("../../exercises/solutions/halo-stencil.wgsl"),
+            module: "",
+            aligned_hint: "an output is wrong: output[i] is the sum of input[i - R] … input[i + R], which sit in cells[t] … cells[t + 2R]; the halo is cells[t] from block - R + t and cells[R + WG + t] from block + WG + t, for t < R",
+            edge_hint: "only the ends are wrong: cells outside the array are 0.0 (load does that)",
+            traces: || vec![traced::stencil(150)],
+            cases: |_| Vec::new(),
+            speed: None,
+        },
+        Exercise {
+            name: "blelloch-scan",
+            task: "the work-efficient exclusive scan (Blelloch; GPU Gems 3 ch. 39): put in the barriers the tree needs",
+            starter: "course/exercises/blelloch-scan.wgsl",
+            starter_source: include_str!("../../exercises/blelloch-scan.wgsl"),
+            solution: "course/exercises/solutions/blelloch-scan.wgsl",
+            solution_source: include_str!("../../exercises/solutions/blelloch-scan.wgsl"),
+            module: "",
+            aligned_hint: "a sum is wrong with no race: check the tree's indices, ai = offset·(2t + 1) − 1 and bi = offset·(2t + 2) − 1, the root cleared between the sweeps, and the down-sweep's swap (temp[ai] takes temp[bi], temp[bi] adds the old temp[ai])",
+            edge_hint: "only the second block is wrong: each workgroup scans its own block, from base = workgroup · N",
+            traces: || vec![traced::scan(2)],
+            cases: |_| Vec::new(),
+            speed: None,
         },
     ]
 }

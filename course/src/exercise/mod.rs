@@ -79,7 +79,15 @@ pub struct Exercise {
     /// alone on them. Made afresh for every run, a 2^26-byte histogram's input kept the GPU idle
     /// between its kernels for tens of milliseconds, its clock fell, and the checker printed a
     /// time several times the kernel's (BENCHMARKS.md, "Warm up by time").
-    speed: for<'a> fn(&'a Gpu) -> Pending<'a, Runner<'a>>,
+    speed: Option<for<'a> fn(&'a Gpu) -> Pending<'a, Runner<'a>>>,
+}
+
+impl Exercise {
+    /// Whether the tracer alone judges it (no GPU run: its kernel has no host code in the
+    /// library; the traced output is compared with the CPU reference).
+    pub fn traced_only(&self) -> bool {
+        self.speed.is_none()
+    }
 }
 
 /// What `check` found.
@@ -94,6 +102,14 @@ pub enum Verdict {
         /// tilekit's own kernel, timed the same way: side by side with the learner's, and run as a
         /// learner's file is (wgpu's runtime checks on, every loop bounded).
         tilekits: tilekit::Measured<()>,
+    },
+    /// Judged by the tracer alone (an exercise with no GPU host code): right at every shape, no
+    /// mistake found, and the counts the lesson asks for.
+    TracedPassed {
+        /// Shapes traced.
+        shapes: Vec<String>,
+        /// Yours against the lesson's, in a sentence.
+        counts: String,
     },
     /// naga's message with the file and line, or a barrier in non-uniform control flow.
     DoesNotCompile(String),
@@ -135,7 +151,7 @@ pub enum Verdict {
 impl Verdict {
     /// Whether the learner's kernel passed.
     pub fn passed(&self) -> bool {
-        matches!(self, Verdict::Passed { .. })
+        matches!(self, Verdict::Passed { .. } | Verdict::TracedPassed { .. })
     }
 
     /// The one-screen answer.
@@ -161,6 +177,11 @@ impl Verdict {
                     yours.against(tilekits).than("tilekit's")
                 )
             }
+            Verdict::TracedPassed { shapes, counts } => format!(
+                "{}: passed at {} (traced: no race, no index out of bounds, the output exact)\n{counts}",
+                ex.name,
+                shapes.join(", ")
+            ),
             Verdict::DoesNotCompile(m) => format!("{}: does not compile\n{m}", ex.name),
             Verdict::Wrong {
                 shape,
@@ -203,7 +224,7 @@ impl Verdict {
     /// Its kind in one word, as `--json` names it.
     pub fn kind(&self) -> &'static str {
         match self {
-            Verdict::Passed { .. } => "passed",
+            Verdict::Passed { .. } | Verdict::TracedPassed { .. } => "passed",
             Verdict::DoesNotCompile(_) => "does_not_compile",
             Verdict::Wrong { .. } => "wrong",
             Verdict::LoopStopped { .. } => "loop_stopped",
@@ -374,9 +395,16 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     }
     // The tracer first: a race, an index past the end or an unwritten read fails here, the
     // same on every adapter; then the counts against the lesson's own kernel.
-    if let Some(v) = traced_verdict(ex, &module, &info, source, path) {
-        return v;
-    }
+    let counts = match traced_verdict(ex, &module, &info, source, path) {
+        Err(v) => return v,
+        Ok(counts) => counts,
+    };
+    let Some(speed) = ex.speed else {
+        return Verdict::TracedPassed {
+            shapes: (ex.traces)().into_iter().map(|c| c.shape).collect(),
+            counts,
+        };
+    };
     let cases = (ex.cases)(gpu);
     let mut shapes = Vec::new();
     let mut first_wrong: Option<(usize, Mismatch)> = None;
@@ -422,7 +450,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     // library runs it, the lesson's own shader checked as a learner's file read several times
     // slower (BENCHMARKS.md, "Shader runtime checks").
     let tilekits = learner_shader(ex, ex.solution_source, LOOP_CAP);
-    let mut run = match (ex.speed)(gpu).await {
+    let mut run = match speed(gpu).await {
         Ok(run) => run,
         Err(e) => return Verdict::Failed(e.to_string()),
     };
@@ -468,36 +496,51 @@ const TRAFFIC_SLACK: f64 = 1.5;
 
 /// The tracer's verdict on `module` at each of `ex`'s traced shapes: a finding, a count that
 /// says the kernel does not do what the lesson asks, or nothing (go on to the GPU).
+// The error is the check's answer, made once per check: its size costs nothing.
+#[allow(clippy::result_large_err)]
 fn traced_verdict(
     ex: &Exercise,
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
     source: &str,
     path: &str,
-) -> Option<Verdict> {
+) -> Result<String, Verdict> {
     use crate::trace::{self, TraceError};
-    let solution = naga::front::wgsl::parse_str(ex.solution_source).ok()?;
+    let failed = |m: String| Verdict::Failed(m);
+    let solution = naga::front::wgsl::parse_str(ex.solution_source)
+        .map_err(|e| failed(format!("the lesson's kernel: {e}")))?;
     let solution_info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
     )
     .validate(&solution)
-    .ok()?;
+    .map_err(|e| failed(format!("the lesson's kernel: {e}")))?;
+    let mut summary = String::new();
     for case in (ex.traces)() {
         let limits = trace::Limits::default();
         let report = match trace::trace_module(module, info, source, &case.setup, limits) {
             Ok(r) => r,
             Err(TraceError::LoopStopped { .. }) | Err(TraceError::TooLong(_)) => {
-                return Some(Verdict::LoopStopped { shape: case.shape });
+                return Err(Verdict::LoopStopped { shape: case.shape });
             }
-            Err(e) => return Some(Verdict::Failed(format!("{path}: {e}"))),
+            Err(e) => return Err(failed(format!("{path}: {e}"))),
         };
         if !report.clean() {
-            return Some(Verdict::Traced {
+            return Err(Verdict::Traced {
                 shape: case.shape,
                 report: Box::new(report),
                 path: path.to_string(),
             });
+        }
+        if let Some(want) = &case.expect {
+            let got = report.buffer(0, want.binding).unwrap_or(&[]);
+            if let Some(mismatch) = want.first_difference(got) {
+                return Err(Verdict::Wrong {
+                    shape: case.shape,
+                    mismatch,
+                    hint: ex.aligned_hint.to_string(),
+                });
+            }
         }
         let lesson = trace::trace_module(
             &solution,
@@ -506,15 +549,32 @@ fn traced_verdict(
             &case.setup,
             limits,
         )
-        .ok()?;
+        .map_err(|e| failed(format!("the lesson's kernel: {e}")))?;
         if let Some(message) = compare_counts(&report, &lesson) {
-            return Some(Verdict::Counts {
+            return Err(Verdict::Counts {
                 shape: case.shape,
                 message,
             });
         }
+        summary = counts_side_by_side(&report, &lesson);
     }
-    None
+    Ok(summary)
+}
+
+/// Yours and the lesson's counts at the last traced shape, in one line.
+fn counts_side_by_side(yours: &crate::trace::Report, lesson: &crate::trace::Report) -> String {
+    let per = |(p, r): (u64, u64)| p as f64 / r.max(1) as f64;
+    format!(
+        "counts, yours (the lesson's): global loads {} ({}), workgroup stores {} ({}), bank passes per request {:.2} ({:.2}), partly busy warp steps {} ({})",
+        yours.global_loads(),
+        lesson.global_loads(),
+        yours.workgroup_stores(),
+        lesson.workgroup_stores(),
+        per(yours.bank_passes()),
+        per(lesson.bank_passes()),
+        yours.partial_warps,
+        lesson.partial_warps
+    )
 }
 
 /// A sentence when `yours` reads global memory or serialises on workgroup banks clearly more
@@ -543,10 +603,22 @@ fn compare_counts(yours: &crate::trace::Report, lesson: &crate::trace::Report) -
         if y > TRAFFIC_SLACK * l {
             let worst = yours.banks.iter().max_by_key(|b| b.worst)?;
             return Some(format!(
-                "your workgroup-memory requests take {y:.1} passes each on average (line {} of your file is {}-way: {} of 32 invocations ask one bank for different words); the lesson's take {l:.1}: pad the tile so that a column falls in different banks",
+                "your workgroup-memory requests take {y:.2} passes each on average (line {} of your file is {}-way: {} of 32 invocations ask one bank for different words); the lesson's take {l:.2}: pad the tile so that a column falls in different banks",
                 worst.line, worst.worst, worst.worst
             ));
         }
+    }
+    let (y, l) = (yours.workgroup_stores(), lesson.workgroup_stores());
+    if l > 0 && y as f64 > TRAFFIC_SLACK * l as f64 {
+        return Some(format!(
+            "your kernel stores to workgroup memory {y} times; the lesson's {l}: it does more work than the lesson's algorithm"
+        ));
+    }
+    let (y, l) = (yours.partial_warps, lesson.partial_warps);
+    if y as f64 > TRAFFIC_SLACK * l as f64 + 1.0 {
+        return Some(format!(
+            "in {y} of your kernel's barrier-to-barrier steps a warp (32 invocations that run together) had only some invocations working, the others waiting; in the lesson's, {l}: keep the active invocations contiguous (invocation i < s works, not i % 2s == 0)"
+        ));
     }
     None
 }

@@ -11,6 +11,47 @@ pub struct TraceCase {
     pub shape: String,
     /// What the tracer runs.
     pub setup: Setup,
+    /// For an exercise the tracer alone judges: the output buffer the CPU reference gives.
+    pub expect: Option<Expected>,
+}
+
+/// An output the traced kernel must leave, exactly (the inputs are whole numbers, so every sum
+/// is exact in f32).
+pub struct Expected {
+    /// Its binding (group 0).
+    pub binding: u32,
+    /// Its words.
+    pub words: Vec<u32>,
+    /// Whether they are f32 (compared as numbers, and printed so).
+    pub float: bool,
+}
+
+impl Expected {
+    /// The first element of `got` that differs.
+    pub fn first_difference(&self, got: &[u32]) -> Option<super::Mismatch> {
+        let show = |w: u32| {
+            if self.float {
+                format!("{}", f32::from_bits(w))
+            } else {
+                w.to_string()
+            }
+        };
+        let same = |a: u32, b: u32| {
+            if self.float {
+                f32::from_bits(a) == f32::from_bits(b)
+            } else {
+                a == b
+            }
+        };
+        (0..self.words.len()).find_map(|i| match got.get(i) {
+            Some(&g) if same(g, self.words[i]) => None,
+            g => Some(super::Mismatch {
+                index: i,
+                expected: show(self.words[i]),
+                got: g.map(|g| show(*g)).unwrap_or_else(|| "missing".into()),
+            }),
+        })
+    }
 }
 
 /// A poisoned output word: a NaN no kernel computes.
@@ -47,6 +88,7 @@ pub fn matmul(m: u32, k: u32, n: u32) -> TraceCase {
                 buffer(3, vec![m, k, n, tiles_x]),
             ],
         },
+        expect: None,
     }
 }
 
@@ -60,6 +102,7 @@ pub fn reverse(n: u32) -> TraceCase {
             workgroups: [1, 1, 1],
             bindings: vec![buffer(0, (0..n).map(|i| i * 7 + 3).collect())],
         },
+        expect: None,
     }
 }
 
@@ -82,6 +125,7 @@ pub fn reduce(n: u32) -> TraceCase {
                 buffer(2, vec![n, groups, 0, 0]),
             ],
         },
+        expect: None,
     }
 }
 
@@ -100,6 +144,7 @@ pub fn transpose(rows: u32, cols: u32) -> TraceCase {
                 buffer(2, vec![rows, cols, tiles_x, 0]),
             ],
         },
+        expect: None,
     }
 }
 
@@ -121,5 +166,133 @@ pub fn histogram(n: u32, groups: u32) -> TraceCase {
                 buffer(2, vec![n, groups, 0, 0]),
             ],
         },
+        expect: None,
+    }
+}
+
+/// Whole numbers in [0, 100) as f32: sums of a few thousand are exact.
+fn whole(n: u32, seed: u64) -> Vec<f32> {
+    tilekit::random::uniform_f32(n as usize, seed)
+        .iter()
+        .map(|x| ((x + 1.0) * 50.0).floor())
+        .collect()
+}
+
+/// conflict-free-transpose: a rows×cols transpose through 32×32 tiles.
+pub fn plain_transpose(rows: u32, cols: u32) -> TraceCase {
+    let want: Vec<u32> = (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| r * cols + c))
+        .collect();
+    TraceCase {
+        shape: format!("{rows}×{cols}"),
+        setup: Setup {
+            entry: "transpose".into(),
+            overrides: vec![],
+            workgroups: [cols.div_ceil(32), rows.div_ceil(32), 1],
+            bindings: vec![
+                buffer(0, (0..rows * cols).collect()),
+                buffer(1, vec![POISON; (rows * cols) as usize]),
+                buffer(2, vec![rows, cols, 0, 0]),
+            ],
+        },
+        expect: Some(Expected {
+            binding: 1,
+            words: want,
+            float: false,
+        }),
+    }
+}
+
+/// contiguous-reduction: one sum per workgroup of 256.
+pub fn block_sums(n: u32) -> TraceCase {
+    let data = whole(n, 11);
+    let groups = n.div_ceil(256);
+    let want: Vec<u32> = data
+        .chunks(256)
+        .map(|c| c.iter().map(|x| *x as f64).sum::<f64>() as f32)
+        .map(f32::to_bits)
+        .collect();
+    TraceCase {
+        shape: format!("n={n}"),
+        setup: Setup {
+            entry: "reduce".into(),
+            overrides: vec![],
+            workgroups: [groups, 1, 1],
+            bindings: vec![
+                buffer(0, words(&data)),
+                buffer(1, vec![POISON; groups as usize]),
+                buffer(2, vec![n, 0, 0, 0]),
+            ],
+        },
+        expect: Some(Expected {
+            binding: 1,
+            words: want,
+            float: true,
+        }),
+    }
+}
+
+/// halo-stencil: sums of 2R + 1 = 5 neighbours (0 outside), workgroups of 64.
+pub fn stencil(n: u32) -> TraceCase {
+    let data = whole(n, 12);
+    let r = 2i64;
+    let want: Vec<u32> = (0..n as i64)
+        .map(|i| {
+            (i - r..=i + r)
+                .filter(|j| *j >= 0 && *j < n as i64)
+                .map(|j| data[j as usize] as f64)
+                .sum::<f64>() as f32
+        })
+        .map(f32::to_bits)
+        .collect();
+    TraceCase {
+        shape: format!("n={n}"),
+        setup: Setup {
+            entry: "stencil".into(),
+            overrides: vec![],
+            workgroups: [n.div_ceil(64), 1, 1],
+            bindings: vec![
+                buffer(0, words(&data)),
+                buffer(1, vec![POISON; n as usize]),
+                buffer(2, vec![n, 0, 0, 0]),
+            ],
+        },
+        expect: Some(Expected {
+            binding: 1,
+            words: want,
+            float: true,
+        }),
+    }
+}
+
+/// blelloch-scan: exclusive sums of `blocks` blocks of 128.
+pub fn scan(blocks: u32) -> TraceCase {
+    let n = blocks * 128;
+    let data: Vec<u32> = whole(n, 13).iter().map(|x| *x as u32).collect();
+    let want: Vec<u32> = data
+        .chunks(128)
+        .flat_map(|c| {
+            c.iter()
+                .scan(0u32, |acc, x| {
+                    let before = *acc;
+                    *acc += x;
+                    Some(before)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    TraceCase {
+        shape: format!("{blocks} blocks of 128"),
+        setup: Setup {
+            entry: "scan".into(),
+            overrides: vec![],
+            workgroups: [blocks, 1, 1],
+            bindings: vec![buffer(0, data), buffer(1, vec![POISON; n as usize])],
+        },
+        expect: Some(Expected {
+            binding: 1,
+            words: want,
+            float: false,
+        }),
     }
 }

@@ -312,6 +312,7 @@ pub fn trace_module(
     let mut banks: Vec<Banks> = Vec::new();
     let mut barriers: Vec<u32> = Vec::new();
     let mut epochs = 0;
+    let mut partial_warps = 0u64;
     let mut pictured = [0u32; 3];
     let mut pictures: Vec<EpochPicture> = Vec::new();
     let [gx, gy, gz] = setup.workgroups;
@@ -355,7 +356,7 @@ pub fn trace_module(
                         }
                     }
                     // The epoch's bank requests and picture.
-                    count_banks(&p, &w, &mut invs, &mut banks);
+                    partial_warps += count_banks(&p, &w, &mut invs, &mut banks);
                     if w.keep_touches {
                         epoch_pictures.push(picture::snapshot(&w, &p));
                     }
@@ -455,6 +456,7 @@ pub fn trace_module(
         banks,
         barriers,
         epochs,
+        partial_warps,
         steps: w.steps,
         pictured,
         pictures,
@@ -479,9 +481,15 @@ fn findings_sorted(f: &mut [Finding]) {
 }
 
 /// The epoch's workgroup-memory requests: for each 32 invocations by local index, their k-th
-/// accesses to one site form one request.
-fn count_banks(p: &Program, w: &World, invs: &mut [Inv], banks: &mut Vec<Banks>) {
+/// accesses to one site form one request. Gives the warps only some of whose invocations
+/// touched workgroup memory.
+fn count_banks(p: &Program, w: &World, invs: &mut [Inv], banks: &mut Vec<Banks>) -> u64 {
+    let mut partial = 0;
     for warp in invs.chunks_mut(32) {
+        let busy = warp.iter().filter(|i| !i.wg_log.is_empty()).count();
+        if busy > 0 && busy < warp.len() {
+            partial += 1;
+        }
         let longest = warp.iter().map(|i| i.wg_log.len()).max().unwrap_or(0);
         for k in 0..longest {
             // Group this step's accesses by site.
@@ -531,4 +539,5 @@ fn count_banks(p: &Program, w: &World, invs: &mut [Inv], banks: &mut Vec<Banks>)
     for inv in invs.iter_mut() {
         inv.wg_log.clear();
     }
+    partial
 }

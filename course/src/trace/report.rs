@@ -294,6 +294,9 @@ pub struct Report {
     pub barriers: Vec<u32>,
     /// Barriers each workgroup passed.
     pub epochs: u32,
+    /// Barrier-to-barrier steps in which a warp (32 invocations by local index) had some, not
+    /// all, of its invocations touch workgroup memory: divergence, the idle ones waiting.
+    pub partial_warps: u64,
     /// Interpreter steps taken.
     pub steps: u64,
     /// The pictured workgroup (the first with a race, else the first).
@@ -325,6 +328,15 @@ impl Report {
             .iter()
             .filter(|t| t.space == "storage")
             .map(|t| t.traffic.loads)
+            .sum()
+    }
+
+    /// Workgroup-memory store instructions, all variables.
+    pub fn workgroup_stores(&self) -> u64 {
+        self.traffic
+            .iter()
+            .filter(|t| t.space == "workgroup")
+            .map(|t| t.traffic.stores)
             .sum()
     }
 
@@ -379,6 +391,12 @@ impl Report {
             s += &format!(
                 "  {} ({}, {} words): {} loads, {} stores{per}\n",
                 t.variable, t.space, t.words, t.traffic.loads, t.traffic.stores
+            );
+        }
+        if self.partial_warps > 0 {
+            s += &format!(
+                "  {} barrier-to-barrier steps with a warp only partly busy\n",
+                self.partial_warps
             );
         }
         for b in &self.banks {

@@ -78,3 +78,36 @@ fn lesson_11_without_matrix_units_is_not_run_here() {
         assert!(html.contains(">not run here</span>"), "{html}");
     }
 }
+
+/// Lessons 02, 05 and 06 print the tracer's counts beside their timings, each with the formula
+/// it predicts and equal to it (the lesson is not verified otherwise); on a CPU adapter lesson
+/// 06's key is its count, since its times cannot be compared there.
+#[test]
+fn lessons_02_05_06_print_their_traced_counts_equal_to_the_formulas() {
+    let gpu = common::gpu();
+    for (number, needle) in [
+        (2, "tiled 7191 (predicted M·K·⌈N/16⌉ + K·N·⌈M/16⌉ = 7191)"),
+        (
+            5,
+            "2044 workgroup-memory loads (predicted 4 workgroups × (2·255 + 1) = 2044)",
+        ),
+        (
+            6,
+            "takes 32 passes per request of 32 invocations (predicted 32), the padded tile's 1",
+        ),
+    ] {
+        let lesson = tilekit_course::tour::lesson(number).expect("the lesson");
+        let r = pollster::block_on((lesson.run)(gpu, Size::Quick)).unwrap();
+        assert!(r.verified, "lesson {number} not verified");
+        let traced: Vec<&String> = r
+            .lines
+            .iter()
+            .filter(|l| l.starts_with("traced at"))
+            .collect();
+        assert_eq!(traced.len(), 1, "lesson {number}: {:?}", r.lines);
+        assert!(traced[0].contains(needle), "lesson {number}: {}", traced[0]);
+        if number == 6 && gpu.is_cpu() {
+            assert_eq!(r.key, "padding: 32-way → 1-way bank conflicts (traced)");
+        }
+    }
+}

@@ -136,6 +136,7 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     for g in gaps {
         r.line(g);
     }
+    traced_loads(&mut r);
     r.charts = vec![ratio, speed];
     r.line(format!(
         "{n}³{}",
@@ -147,6 +148,37 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
 /// The residency chart of PMPP 4.7 for one candidate: how many workgroups a multiprocessor
 /// could hold under each resource alone; the least of them is what it holds, and that resource
 /// is the one that limits it.
+/// The loads themselves, counted by the tracer at a ragged 33×47×29 (the same on every adapter):
+/// naive, every multiply-add loads its A and B elements, 2·M·N·K loads; tiled, each tile of A is
+/// loaded once per column of workgroups and each of B once per row, M·K·⌈N/T⌉ + K·N·⌈M/T⌉.
+fn traced_loads(r: &mut Report) {
+    let (m, k, n, t) = (33u64, 47u64, 29u64, 16u64);
+    let case = crate::exercise::traced::matmul(m as u32, k as u32, n as u32);
+    let mut naive = case.setup.clone();
+    naive.entry = "naive".into();
+    naive.overrides.clear();
+    let src = tilekit::shaders::MATMUL;
+    let path = "shaders/matmul.wgsl";
+    match (
+        crate::trace::trace(src, path, &naive),
+        crate::trace::trace(src, path, &case.setup),
+    ) {
+        (Ok(a), Ok(b)) => {
+            let (na, ta) = (a.global_loads(), b.global_loads());
+            let (pa, pb) = (2 * m * n * k, m * k * n.div_ceil(t) + k * n * m.div_ceil(t));
+            r.verified &= na == pa && ta == pb && a.clean() && b.clean();
+            r.line(format!(
+                "traced at {m}×{k}×{n}: naive {na} global loads (predicted 2·M·N·K = {pa}), tiled {ta} (predicted M·K·⌈N/16⌉ + K·N·⌈M/16⌉ = {pb}): {:.1}× fewer; counts, unlike times, are the same on every GPU",
+                na as f64 / ta as f64
+            ));
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            r.verified = false;
+            r.line(format!("the trace failed: {e}"));
+        }
+    }
+}
+
 fn residency_chart(title: String, profile: &DeviceProfile, usage: KernelUse) -> Chart {
     let res = residency(profile, usage);
     let cap = |v: u32| if v == u32::MAX { None } else { Some(v as f64) };
@@ -445,7 +477,7 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
     r.key = match best {
-        Some((v, vs)) => format!("f16 {} {vs}", v.name()),
+        Some((v, vs)) => format!("f16 ({}): {vs}", v.name()),
         None => "no f16 on this adapter".into(),
     };
     r.charts = vec![speed];

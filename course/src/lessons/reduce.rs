@@ -95,6 +95,28 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
         "sum of {n} f32 (error bound {bound:.2e}){}",
         size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
+    traced_loads(&mut r);
     r.key = format!("best {}", rate.show(best * 1e9));
     Ok(r)
+}
+
+/// The tree's loads, counted by the tracer at n = 1000 (four workgroups of 256): each input read
+/// once, and per workgroup 2·(256 − 1) + 1 workgroup-memory reads (each step s reads 2s words,
+/// s = 128 … 1, then invocation 0 reads the total).
+fn traced_loads(r: &mut Report) {
+    let case = crate::exercise::traced::reduce(1000);
+    match crate::trace::trace(tilekit::shaders::REDUCE, "shaders/reduce.wgsl", &case.setup) {
+        Ok(t) => {
+            let input = t.traffic_of("input").map_or(0, |x| x.loads);
+            let tree = t.traffic_of("static_data").map_or(0, |x| x.loads);
+            r.verified &= input == 1000 && tree == 4 * 511 && t.clean();
+            r.line(format!(
+                "traced at n = 1000: {input} global loads (predicted n = 1000), {tree} workgroup-memory loads (predicted 4 workgroups × (2·255 + 1) = 2044)"
+            ));
+        }
+        Err(e) => {
+            r.verified = false;
+            r.line(format!("the trace failed: {e}"));
+        }
+    }
 }

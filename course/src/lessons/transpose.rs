@@ -73,5 +73,39 @@ pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         "{m}×{n}{}",
         size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
     ));
+    if let Some((plain, padded)) = traced_conflicts(&mut r) {
+        // On a CPU adapter the times cannot be compared; the counts can.
+        if gpu.is_cpu() {
+            r.key = format!("padding: {plain}-way → {padded}-way bank conflicts (traced)");
+        }
+    }
     Ok(r)
+}
+
+/// The conflicts themselves, counted by the tracer at a ragged 33×70: the passes the column read
+/// of each request of 32 invocations takes, predicted 32 for the plain tile (all 32 words in one
+/// bank) and 1 for the padded one.
+fn traced_conflicts(r: &mut Report) -> Option<(u32, u32)> {
+    let padded = crate::exercise::traced::transpose(33, 70).setup;
+    let mut plain = padded.clone();
+    plain.entry = "tiled".into();
+    let path = "shaders/transpose.wgsl";
+    let worst = |setup: &crate::trace::Setup| {
+        crate::trace::trace(tilekit::shaders::TRANSPOSE, path, setup)
+            .map(|t| t.banks.iter().map(|b| b.worst).max().unwrap_or(0))
+    };
+    match (worst(&plain), worst(&padded)) {
+        (Ok(a), Ok(b)) => {
+            r.verified &= a == 32 && b == 1;
+            r.line(format!(
+                "traced at 33×70: the plain tile's column read takes {a} passes per request of 32 invocations (predicted 32), the padded tile's {b} (predicted 1); counts, unlike times, are the same on every GPU"
+            ));
+            Some((a, b))
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            r.verified = false;
+            r.line(format!("the trace failed: {e}"));
+            None
+        }
+    }
 }

@@ -8,7 +8,7 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 use common::gpu;
-use tilekit_course::exercise::{check, exercise, exercises, Exercise, Verdict};
+use tilekit_course::exercise::{check, exercise, exercises, reached_barriers, Exercise, Verdict};
 
 /// The tiled-matmul solution as a learner would write it from the starter.
 fn tiled(ex: &Exercise) -> String {
@@ -155,6 +155,43 @@ fn a_racy_kernel_fails_with_the_race_before_any_number_is_compared() {
         "{text}"
     );
     assert!(text.contains("workgroupBarrier() orders"), "{text}");
+}
+
+/// Every barrier each exercise's solution reaches, removed or weakened to storageBarrier(), fails
+/// the check with a race report on this adapter, whatever it computes (scripts/test.sh runs this
+/// on lavapipe and on the GL back end; the page's test does the same in a browser).
+#[test]
+fn every_barrier_removed_or_weakened_fails_the_check_with_a_race() {
+    let mut mutants = 0;
+    for ex in exercises() {
+        let lines = reached_barriers(&ex);
+        assert!(!lines.is_empty(), "{}", ex.name);
+        for line in lines {
+            for replacement in ["", "storageBarrier();"] {
+                let src: Vec<String> = ex
+                    .solution_source
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        if i + 1 == line as usize {
+                            l.replace("workgroupBarrier();", replacement)
+                        } else {
+                            l.to_string()
+                        }
+                    })
+                    .collect();
+                let verdict = check(gpu(), &ex, &src.join("\n"), "mutant.wgsl");
+                let text = verdict.render(&ex);
+                assert!(
+                    matches!(verdict, Verdict::Traced { .. }) && text.contains("race on"),
+                    "{} with line {line} as `{replacement}`:\n{text}",
+                    ex.name
+                );
+                mutants += 1;
+            }
+        }
+    }
+    assert_eq!(mutants, 2 * 16);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! reported as a race with its lines; the classic mistakes are found by running; and the
 //! lessons' count formulas hold exactly at ragged shapes.
 
-use tilekit_course::exercise::{exercises, traced, Exercise};
+use tilekit_course::exercise::{exercises, reached_barriers, traced};
 use tilekit_course::trace::{self, Finding, Report, Setup};
 
 fn run(source: &str, setup: &Setup) -> Report {
@@ -23,18 +23,6 @@ const BARRIERS: [(&str, usize); 10] = [
     ("halo-stencil", 1),
     ("blelloch-scan", 2),
 ];
-
-fn reached_barriers(ex: &Exercise) -> Vec<u32> {
-    let mut lines = Vec::new();
-    for case in (ex.traces)() {
-        for l in run(ex.solution_source, &case.setup).barriers {
-            if !lines.contains(&l) {
-                lines.push(l);
-            }
-        }
-    }
-    lines
-}
 
 /// `source` with line `line` (1-based) changed by `f`.
 fn mutate(source: &str, line: u32, f: impl Fn(&str) -> String) -> String {

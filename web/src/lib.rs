@@ -113,6 +113,14 @@ pub fn exercises() -> String {
     serde_json::Value::Array(all).to_string()
 }
 
+/// The lines of the barriers exercise `name`'s solution reaches (each removed or weakened is a
+/// race the check names), as a JSON array.
+#[wasm_bindgen]
+pub fn barriers(name: &str) -> Result<String, JsValue> {
+    let ex = exercise::exercise(name).map_err(err)?;
+    Ok(serde_json::json!(exercise::reached_barriers(&ex)).to_string())
+}
+
 /// The project's own shader that solves exercise `name` (what "show the solution" shows).
 #[wasm_bindgen]
 pub fn solution(name: &str) -> Result<String, JsValue> {

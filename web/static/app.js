@@ -172,6 +172,8 @@ async function main() {
     return;
   }
   await init();
+  // The module itself, for the page's test (and a curious learner's console).
+  window.tilekitWasm = tk;
   const style = document.createElement('style');
   style.textContent = tk.report_style();
   document.head.append(style);

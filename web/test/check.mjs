@@ -125,6 +125,24 @@ if (start.ready) {
   r = await check('tiled-matmul', good);
   if (r.passed) ok('the next check passes: ' + r.text.split('\n')[0]);
   else fail('after the endless loop the solution did not pass: ' + r.text);
+  // Every barrier each exercise's solution reaches, removed or weakened to storageBarrier():
+  // the check names a race, whatever this GPU computes.
+  let mutants = 0;
+  const racesBefore = Date.now();
+  for (const name of await page.evaluate(() => [...document.querySelectorAll('#ex-name option')].map((o) => o.value))) {
+    const lines = await page.evaluate((n) => JSON.parse(window.tilekitWasm.barriers(n)), name);
+    const solution = await page.evaluate((n) => window.tilekitWasm.solution(n), name);
+    for (const line of lines) {
+      for (const replacement of ['', 'storageBarrier();']) {
+        const mutant = solution.split('\n').map((l, i) => (i + 1 === line ? l.replace('workgroupBarrier();', replacement) : l)).join('\n');
+        r = await check(name, mutant);
+        mutants += 1;
+        if (!(r.verdict === 'traced' && r.text.includes('race on'))) fail(`${name} with line ${line} as \`${replacement}\` was not named a race: ${r.text}`);
+      }
+    }
+  }
+  if (mutants === 32) ok(`32 racy mutants (every barrier of the ten exercises removed or weakened) named races, ${((Date.now() - racesBefore) / 1000).toFixed(1)} s`);
+  else fail(`${mutants} racy mutants checked, not 32`);
   // Every exercise's solution passes under this browser's limits (WebGPU's defaults on
   // SwiftShader: 256 invocations and 16 KiB of workgroup memory a workgroup).
   const names = await page.evaluate(() => [...document.querySelectorAll('#ex-name option')].map((o) => o.value));
@@ -134,7 +152,7 @@ if (start.ready) {
     await page.click('#show-solution');
     const t = Date.now();
     r = await check(name);
-    if (r.passed) ok(`${name} solution passes (${((Date.now() - t) / 1000).toFixed(0)} s)`);
+    if (r.passed) ok(`${name} solution passes (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     else fail(`${name} solution did not pass under this browser's limits: ` + r.text);
   }
 }

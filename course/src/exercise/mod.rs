@@ -248,6 +248,23 @@ impl Verdict {
     }
 }
 
+/// The source lines of the barriers `ex`'s solution reaches at its traced shapes: the barriers a
+/// learner must keep (each removed, or weakened to `storageBarrier()`, is a race the check names).
+pub fn reached_barriers(ex: &Exercise) -> Vec<u32> {
+    let mut lines = Vec::new();
+    for case in (ex.traces)() {
+        if let Ok(r) = crate::trace::trace(ex.solution_source, ex.solution, &case.setup) {
+            for l in r.barriers {
+                if !lines.contains(&l) {
+                    lines.push(l);
+                }
+            }
+        }
+    }
+    lines.sort_unstable();
+    lines
+}
+
 /// The exercise called `name`.
 pub fn exercise(name: &str) -> Result<Exercise> {
     exercises()

@@ -361,15 +361,25 @@ impl Report {
         let mut s = String::new();
         let invocations: u32 = self.workgroup_size.iter().product();
         let groups: u32 = self.workgroups.iter().product();
+        let plural = |n: u32, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
         s += &format!(
-            "traced {} with {} workgroups of {} invocations ({}×{}×{}), {} barriers each\n",
+            "traced {} with {} of {} ({}×{}×{}), {}\n",
             self.entry,
-            groups,
-            invocations,
+            plural(groups, "workgroup", "workgroups"),
+            plural(invocations, "invocation", "invocations"),
             self.workgroup_size[0],
             self.workgroup_size[1],
             self.workgroup_size[2],
-            self.epochs
+            match self.epochs {
+                0 => "no barrier".to_string(),
+                n => format!("{} each", plural(n, "barrier", "barriers")),
+            }
         );
         if self.findings.is_empty() {
             s += "no races, no out-of-bounds index, no read of unwritten workgroup memory, every barrier reached by all\n";

@@ -10,8 +10,8 @@ use tilekit_course::trace::{self, Binding, Report, Setup};
 
 /// The most a shader given to the tracer may have (a lesson's kernel is a few KiB).
 const SHADER_CAP: u64 = 1 << 20;
-/// The most words one `.npy` buffer may bring: 16 Mi words (64 MiB), beyond any trace's shape.
-const NPY_WORDS: u64 = 1 << 24;
+/// The most words one buffer may bring: what the tracer takes in all.
+const NPY_WORDS: u64 = trace::MAX_WORDS;
 /// Marks the SVG files tilekit writes: only such a file is ever replaced.
 const SVG_MARK: &str = "<!-- written by tilekit trace -->";
 

@@ -194,6 +194,23 @@ fn every_barrier_removed_or_weakened_fails_the_check_with_a_race() {
     assert_eq!(mutants, 2 * 16);
 }
 
+/// The bounds exercise's own mistake, storing under `if (col < p.n)` alone, gives the right
+/// answer at some shapes on a GPU (WGSL drops or clamps the stores past C's end): the tracer names
+/// the index and the length instead.
+#[test]
+fn a_store_past_the_end_of_c_fails_the_bounds_exercise_with_the_index() {
+    let ex = exercise("matmul-bounds").unwrap();
+    let src = ex.solution_source.replace(
+        "    if (row < p.m && col < p.n) {\n        c[row * p.n + col] = acc;",
+        "    if (col < p.n) {\n        c[row * p.n + col] = acc;",
+    );
+    assert_ne!(src, ex.solution_source);
+    let verdict = check(gpu(), &ex, &src, "bounds.wgsl");
+    let text = verdict.render(&ex);
+    assert!(matches!(verdict, Verdict::Traced { .. }), "{text}");
+    assert!(text.contains("is out of bounds of c (length "), "{text}");
+}
+
 #[test]
 fn the_naive_matmul_pasted_into_the_tiled_exercise_fails_with_its_counts() {
     let ex = exercise("tiled-matmul").unwrap();

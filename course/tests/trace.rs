@@ -281,6 +281,12 @@ fn naive_matmul_reads_each_element_of_a_n_times_and_the_tiled_one_n_over_tile() 
     assert_eq!(loads(&naive, "b"), m * n * k);
     assert_eq!(loads(&tiled, "a"), m * k * n.div_ceil(tile));
     assert_eq!(loads(&tiled, "b"), k * n * m.div_ceil(tile));
+    // Per invocation: a naive invocation inside C loads 2K, one outside none; a tiled one loads
+    // at most one A and one B element per phase.
+    let per = naive.per_invocation.global_loads;
+    assert_eq!((per.min, per.max), (0, 2 * k));
+    assert_eq!(tiled.per_invocation.global_loads.max, 2 * k.div_ceil(tile));
+    assert_eq!(tiled.per_invocation.global_stores.max, 1);
 }
 
 #[test]

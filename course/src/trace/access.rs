@@ -83,13 +83,16 @@ pub(super) fn record(
     };
     {
         let t = &mut w.globals[gi].traffic;
+        let at = if space == Space::Workgroup { 2 } else { 0 };
         if how.writes() {
             t.stores += 1;
             t.words_written += (end - start) as u64;
+            inv.counts[at + 1] += 1;
         }
         if !how.writes() || how == How::AtomicUpdate {
             t.loads += 1;
             t.words_read += (end - start) as u64;
+            inv.counts[at] += 1;
         }
     }
     for word in start..end {

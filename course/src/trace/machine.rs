@@ -67,6 +67,8 @@ pub(super) struct Inv<'m> {
     pub(super) uniform_load: bool,
     /// This epoch's workgroup-memory accesses, in order: (site, variable, word).
     pub wg_log: Vec<(u32, u32, u32)>,
+    /// Its own counts: global loads and stores, workgroup loads and stores (instructions).
+    pub counts: [u64; 4],
 }
 
 /// What the whole dispatch shares.
@@ -235,6 +237,7 @@ impl<'m> Inv<'m> {
             private,
             uniform_load: false,
             wg_log: Vec::new(),
+            counts: [0; 4],
         };
         inv.push_frame(p, f, p.entry_info, args, None)?;
         Ok(inv)

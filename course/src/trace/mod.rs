@@ -27,7 +27,9 @@ mod value;
 pub use interface::{generated, resources, Resource};
 pub use memory::{How, Space, Traffic};
 pub use picture::{banks_svg, epochs_svg};
-pub use report::{Banks, EpochPicture, Finding, Report, Touch, VariableTraffic};
+pub use report::{
+    Banks, EpochPicture, Finding, PerInvocation, Report, Spread, Touch, VariableTraffic,
+};
 
 use machine::{Inv, Program, Stop, World};
 use memory::{Cell, Global};
@@ -81,6 +83,10 @@ pub struct Setup {
 
 /// The most workgroups times invocations a trace runs: the checking shapes are a few thousand.
 pub const MAX_INVOCATIONS: u64 = 1 << 18;
+
+/// The most words of buffers a trace takes (16 MiB): each word it may race on keeps a record
+/// of its accesses, so memory stays bounded (a few hundred MiB at most).
+pub const MAX_WORDS: u64 = 1 << 22;
 
 fn number(v: &Val) -> f64 {
     v.first() as f64
@@ -222,6 +228,12 @@ pub fn trace_module(
             "{groups} workgroups of {per_group} invocations: the tracer runs 1 to {MAX_INVOCATIONS} invocations"
         )));
     }
+    let words: u64 = setup.bindings.iter().map(|b| b.words.len() as u64).sum();
+    if words > MAX_WORDS {
+        return Err(TraceError::Setup(format!(
+            "{words} words of buffers: the tracer takes {MAX_WORDS} at most (trace a smaller shape)"
+        )));
+    }
     // Memories.
     let mut globals = Vec::new();
     for (_, g) in module.global_variables.iter() {
@@ -313,6 +325,7 @@ pub fn trace_module(
     let mut barriers: Vec<u32> = Vec::new();
     let mut epochs = 0;
     let mut partial_warps = 0u64;
+    let mut counts: Vec<[u64; 4]> = Vec::new();
     let mut pictured = [0u32; 3];
     let mut pictures: Vec<EpochPicture> = Vec::new();
     let [gx, gy, gz] = setup.workgroups;
@@ -351,7 +364,10 @@ pub fn trace_module(
                             continue;
                         }
                         match machine::run(&p, &mut w, inv)? {
-                            Stop::Done => done[i] = true,
+                            Stop::Done => {
+                                done[i] = true;
+                                counts.push(inv.counts);
+                            }
                             Stop::Barrier { flags, site } => at[i] = Some((flags, site)),
                         }
                     }
@@ -457,6 +473,7 @@ pub fn trace_module(
         barriers,
         epochs,
         partial_warps,
+        per_invocation: report::PerInvocation::of(&counts),
         steps: w.steps,
         pictured,
         pictures,

@@ -243,6 +243,50 @@ pub struct Banks {
     pub by_bank: Vec<u64>,
 }
 
+/// One count over the invocations: the least, the most and the mean.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Spread {
+    /// The least any invocation made.
+    pub min: u64,
+    /// The most.
+    pub max: u64,
+    /// The mean over every invocation.
+    pub mean: f64,
+}
+
+/// Each invocation's own traffic (instructions), over the invocations.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct PerInvocation {
+    /// Global (storage) loads.
+    pub global_loads: Spread,
+    /// Global stores.
+    pub global_stores: Spread,
+    /// Workgroup-memory loads.
+    pub workgroup_loads: Spread,
+    /// Workgroup-memory stores.
+    pub workgroup_stores: Spread,
+}
+
+impl PerInvocation {
+    /// Folds in every invocation's counts.
+    pub(super) fn of(counts: &[[u64; 4]]) -> PerInvocation {
+        let spread = |i: usize| {
+            let v = counts.iter().map(|c| c[i]);
+            Spread {
+                min: v.clone().min().unwrap_or(0),
+                max: v.clone().max().unwrap_or(0),
+                mean: v.sum::<u64>() as f64 / counts.len().max(1) as f64,
+            }
+        };
+        PerInvocation {
+            global_loads: spread(0),
+            global_stores: spread(1),
+            workgroup_loads: spread(2),
+            workgroup_stores: spread(3),
+        }
+    }
+}
+
 /// A variable's traffic, named.
 #[derive(Clone, Debug, Serialize)]
 pub struct VariableTraffic {
@@ -288,6 +332,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Traffic per module-scope variable (storage and workgroup).
     pub traffic: Vec<VariableTraffic>,
+    /// Each invocation's own traffic: the least, the most, the mean.
+    pub per_invocation: PerInvocation,
     /// Bank conflicts per workgroup-memory access site.
     pub banks: Vec<Banks>,
     /// Barrier lines reached (each once).
@@ -403,6 +449,21 @@ impl Report {
                 t.variable, t.space, t.words, t.traffic.loads, t.traffic.stores
             );
         }
+        let p = &self.per_invocation;
+        let show = |x: &Spread| {
+            if x.min == x.max {
+                format!("{}", x.min)
+            } else {
+                format!("{}–{} (mean {:.1})", x.min, x.max, x.mean)
+            }
+        };
+        s += &format!(
+            "  per invocation: global loads {}, stores {}; workgroup loads {}, stores {}\n",
+            show(&p.global_loads),
+            show(&p.global_stores),
+            show(&p.workgroup_loads),
+            show(&p.workgroup_stores)
+        );
         if self.partial_warps > 0 {
             s += &format!(
                 "  {} barrier-to-barrier steps with a warp only partly busy\n",

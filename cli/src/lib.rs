@@ -11,6 +11,7 @@ pub(crate) mod error;
 pub(crate) mod npy;
 pub(crate) mod output;
 pub(crate) mod plan;
+pub(crate) mod read;
 pub(crate) mod run;
 pub(crate) mod trace;
 

@@ -210,7 +210,7 @@ pub fn write_svgs(report: &Report, dir: &Path, path: &str) -> Result<Vec<PathBuf
 /// `tilekit trace`: exit 0 when the trace found nothing, 1 when it found a mistake, 2 on bad
 /// input (or a kernel the tracer does not run).
 pub fn trace(a: TraceArgs) -> Result<(), Fail> {
-    let source = super::commands::read_capped(&a.file, SHADER_CAP, "a shader")?;
+    let source = super::read::read_capped(&a.file, SHADER_CAP, "a shader")?;
     let path = a.file.display().to_string();
     let setup = setup(&a, &source, &path)?;
     let report = match trace::trace(&source, &path, &setup) {

@@ -640,11 +640,8 @@ fn compare_counts(yours: &crate::trace::Report, lesson: &crate::trace::Report) -
     None
 }
 
-/// The steps any one loop of a checked file may take each time it starts (bound.rs): far more
-/// than the lessons' kernels take (a few thousand at most), few enough that a loop that never
-/// ends stops in seconds on a CPU adapter, and below the 65,535 at which Mesa's llvmpipe and
-/// lavapipe stop every loop themselves (so that the cap, not the driver's, is what a loop meets).
-pub const LOOP_CAP: u32 = 1 << 15;
+/// The steps any one loop of a checked file may take each time it starts: the tracer's cap.
+pub use crate::trace::LOOP_CAP;
 
 /// The learner's source as a module of its own, every loop bounded at `cap` steps: a fresh name
 /// per check (the pipeline cache must not hand back another file's kernels), wgpu's runtime

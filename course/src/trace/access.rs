@@ -1,10 +1,11 @@
 //! Loads and stores of module-scope memory: counted, checked against the race rule word by word,
 //! and workgroup memory checked for reads of words nobody wrote.
 
-use super::machine::{unsupported, Inv, Program, World, R};
 use super::memory::{Access, How, Space};
+use super::program::Program;
+use super::state::{Inv, World};
 use super::value::{Mem, Ptr, Val};
-use super::{Finding, Touch};
+use super::{unsupported, Finding, Touch, R};
 
 pub(super) fn touch(p: &Program, w: &World, inv: &Inv, site: u32, how: How, epoch: u32) -> Touch {
     Touch {
@@ -159,20 +160,6 @@ pub(super) fn record(
                 },
             );
         }
-    }
-}
-
-impl World {
-    fn local_of(&self, number: u32, p: &Program) -> [u32; 3] {
-        let [x, y, _] = p.workgroup_size;
-        let per = x * y * p.workgroup_size[2];
-        let i = number % per;
-        [i % x, (i / x) % y, i / (x * y)]
-    }
-
-    fn workgroup_of(&self, n: u32, p: &Program) -> [u32; 3] {
-        let [x, y, _] = p.num_workgroups;
-        [n % x, (n / x) % y, n / (x * y)]
     }
 }
 

@@ -2,11 +2,12 @@
 //! (with the bounds check WGSL leaves to the implementation made a finding), loads.
 
 use super::access::{push_finding, read, touch};
-use super::machine::{span_start, unsupported, Frame, Inv, Program, World, R};
 use super::memory::{How, Space};
+use super::program::{span_start, Program};
 use super::pure::{element, for_each_operand, pure};
+use super::state::{Frame, Inv, World};
 use super::value::{Mem, Ptr, Val};
-use super::{Finding, TraceError};
+use super::{unsupported, Finding, TraceError, R};
 use naga::{Expression, Handle, TypeInner};
 
 /// An operand's value: emitted already, or a constant, argument or pointer made on demand.

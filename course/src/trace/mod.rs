@@ -20,8 +20,10 @@ mod interface;
 mod machine;
 mod memory;
 mod picture;
+mod program;
 mod pure;
 mod report;
+mod state;
 mod value;
 
 pub use interface::{generated, resources, Resource};
@@ -31,9 +33,16 @@ pub use report::{
     Banks, EpochPicture, Finding, PerInvocation, Report, Spread, Touch, VariableTraffic,
 };
 
-use machine::{Inv, Program, Stop, World};
 use memory::{Cell, Global};
+use program::Program;
+use state::{Inv, Stop, World};
 use value::Val;
+
+type R<T> = Result<T, TraceError>;
+
+fn unsupported(what: impl Into<String>) -> TraceError {
+    TraceError::Unsupported(what.into())
+}
 
 /// What the tracer could not do.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -81,6 +90,12 @@ pub struct Setup {
     pub bindings: Vec<Binding>,
 }
 
+/// The steps any one loop may take each time it starts, in a trace and in a checked file on the
+/// GPU (`exercise::LOOP_CAP`): far more than the lessons' kernels take (a few thousand at
+/// most), few enough that a loop that never ends stops in seconds on a CPU adapter, and below
+/// the 65,535 at which Mesa's llvmpipe and lavapipe stop every loop themselves.
+pub const LOOP_CAP: u32 = 1 << 15;
+
 /// The most workgroups times invocations a trace runs: the checking shapes are a few thousand.
 pub const MAX_INVOCATIONS: u64 = 1 << 18;
 
@@ -111,7 +126,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             steps: 60_000_000,
-            loop_cap: crate::exercise::LOOP_CAP,
+            loop_cap: LOOP_CAP,
         }
     }
 }
@@ -203,12 +218,12 @@ pub fn trace_module(
     };
     for (h, _) in module.global_expressions.iter() {
         // Expressions the tracer cannot evaluate (ones it will never need) are left empty.
-        let _ = p.global_value(h);
+        let _ = pure::global_value(&mut p, h);
     }
     for (h, _) in module.overrides.iter() {
         if p.overrides[h.index()].is_none() {
             if let Some(init) = module.overrides[h].init {
-                let v = p.global_value(init)?;
+                let v = pure::global_value(&mut p, init)?;
                 p.overrides[h.index()] = Some(v);
             }
         }
@@ -216,7 +231,7 @@ pub fn trace_module(
     if let Some(sizes) = entry.workgroup_size_overrides {
         for (i, s) in sizes.iter().enumerate() {
             if let Some(e) = s {
-                p.workgroup_size[i] = number(&p.global_value(*e)?) as u32;
+                p.workgroup_size[i] = number(&pure::global_value(&mut p, *e)?) as u32;
             }
         }
     }

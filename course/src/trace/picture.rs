@@ -2,8 +2,9 @@
 //! outlined in red), and a bank heatmap of each workgroup-memory access. Plain SVG text, so the
 //! command line writes it to a file and the page puts it in the document.
 
-use super::machine::{Program, World};
 use super::memory::Space;
+use super::program::Program;
+use super::state::World;
 use super::{Banks, EpochPicture};
 
 /// Per workgroup variable: each word's last writer this epoch and its readers.

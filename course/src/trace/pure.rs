@@ -1,29 +1,11 @@
 //! Expressions with no memory or invocation behind them (literals, arithmetic, composites,
-//! conversions), shared by module-scope constants and function bodies.
+//! conversions), shared by module-scope constants and function bodies, and the module-scope
+//! constants and overrides themselves.
 
-use super::machine::{unsupported, Program, R};
-use super::value::{self, Kind, Val};
+use super::program::Program;
+use super::value::{self, kind_of, scalar_kind, Kind, Val};
+use super::{unsupported, TraceError, R};
 use naga::{Expression, Handle, TypeInner};
-
-pub(super) fn scalar_kind(s: naga::Scalar) -> R<Kind> {
-    Kind::of(s).ok_or_else(|| {
-        unsupported(format!(
-            "{:?} values of {} bytes (the tracer runs 32-bit f32, i32, u32 and bool)",
-            s.kind, s.width
-        ))
-    })
-}
-
-/// The scalar kind of a scalar or vector type.
-pub(super) fn kind_of(t: &TypeInner) -> R<Kind> {
-    match t {
-        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Atomic(s) => {
-            scalar_kind(*s)
-        }
-        TypeInner::ValuePointer { scalar, .. } => scalar_kind(*scalar),
-        other => Err(unsupported(format!("arithmetic on {other:?}"))),
-    }
-}
 
 /// Every operand handle of a module-scope expression.
 pub(super) fn for_each_operand(e: &Expression, f: &mut impl FnMut(Handle<Expression>)) {
@@ -328,4 +310,56 @@ pub(super) fn element(p: &Program, v: Val, t: &TypeInner, i: u32) -> R<Val> {
         return Ok(Val::from_words(&vec![0; n]));
     }
     Ok(Val::from_words(&w[at..at + n]))
+}
+
+/// A module-scope (constant or override) expression's value.
+pub(super) fn global_value(p: &mut Program, h: Handle<Expression>) -> R<Val> {
+    if let Some(v) = &p.consts[h.index()] {
+        return Ok(v.clone());
+    }
+    let e = &p.module.global_expressions[h];
+    let v = match e {
+        Expression::Constant(c) => global_value(p, p.module.constants[*c].init)?,
+        Expression::Override(o) => match &p.overrides[o.index()] {
+            Some(v) => v.clone(),
+            None => {
+                let init = p.module.overrides[*o].init.ok_or_else(|| {
+                    TraceError::Setup(format!(
+                        "override {} has no value and no default",
+                        p.module.overrides[*o].name.as_deref().unwrap_or("?")
+                    ))
+                })?;
+                let v = global_value(p, init)?;
+                p.overrides[o.index()] = Some(v.clone());
+                v
+            }
+        },
+        _ => {
+            let module = p.module;
+            let mut operands = Vec::new();
+            let mut err = None;
+            let mut each = |x: Handle<Expression>| {
+                operands.push(x);
+            };
+            for_each_operand(e, &mut each);
+            for x in operands {
+                if let Err(e) = global_value(p, x) {
+                    err = Some(e);
+                }
+            }
+            if let Some(e) = err {
+                return Err(e);
+            }
+            let this = &*p;
+            pure(
+                this,
+                e,
+                &|x| Ok(this.consts[x.index()].clone().expect("operand evaluated")),
+                &|x| this.global_ty(x),
+                &module.global_expressions,
+            )?
+        }
+    };
+    p.consts[h.index()] = Some(v.clone());
+    Ok(v)
 }

@@ -3,6 +3,8 @@
 //! an operator reads them as the operand's scalar kind says. A pointer names a memory and a word
 //! offset into it.
 
+use super::{unsupported, R};
+use naga::TypeInner;
 use std::rc::Rc;
 
 /// Where a pointer points.
@@ -253,6 +255,26 @@ pub(super) fn math(fun: naga::MathFunction, k: Kind, a: u32, b: u32, c: u32) -> 
         }
         _ => return None,
     })
+}
+
+pub(super) fn scalar_kind(s: naga::Scalar) -> R<Kind> {
+    Kind::of(s).ok_or_else(|| {
+        unsupported(format!(
+            "{:?} values of {} bytes (the tracer runs 32-bit f32, i32, u32 and bool)",
+            s.kind, s.width
+        ))
+    })
+}
+
+/// The scalar kind of a scalar or vector type.
+pub(super) fn kind_of(t: &TypeInner) -> R<Kind> {
+    match t {
+        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Atomic(s) => {
+            scalar_kind(*s)
+        }
+        TypeInner::ValuePointer { scalar, .. } => scalar_kind(*scalar),
+        other => Err(unsupported(format!("arithmetic on {other:?}"))),
+    }
 }
 
 #[cfg(test)]

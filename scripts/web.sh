@@ -57,9 +57,36 @@ rm -rf "$out"
 mkdir -p "$out/pkg"
 "$tools/bin/wasm-bindgen" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out/pkg" "$wasm"
 cp web/static/* "$out/"
+# The footer links the repository this page was built from: the clone's remote, as a web
+# address; a clone with none gets the name without a link (no address is made up).
+repository=$(git remote get-url origin 2>/dev/null | sed -e 's#^git@\([^:]*\):#https://\1/#' -e 's#\.git$##' || true)
+case "$repository" in
+  https://*) sed -i "s#@REPOSITORY@#$repository#" "$out/index.html" ;;
+  *) sed -i 's#<a id="repository" href="@REPOSITORY@">\([^<]*\)</a>#\1#' "$out/index.html" ;;
+esac
+
+# The editor: CodeMirror 6 and esbuild at the versions web/editor/package-lock.json pins,
+# installed once into the tools folder, bundled with web/editor/editor.mjs into editor.js.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "no npm found: installing nodejs and npm (the page's editor is bundled with esbuild)" >&2
+  apt_install nodejs npm
+fi
+editor_modules=$tools/editor
+if ! cmp -s web/editor/package-lock.json "$editor_modules/package-lock.json" || [ ! -x "$editor_modules/node_modules/.bin/esbuild" ]; then
+  echo "installing the editor's modules (CodeMirror, esbuild) into $editor_modules" >&2
+  mkdir -p "$editor_modules"
+  cp web/editor/package.json web/editor/package-lock.json "$editor_modules/"
+  (cd "$editor_modules" && npm ci --silent --no-audit --no-fund >/dev/null)
+fi
+NODE_PATH="$editor_modules/node_modules" "$editor_modules/node_modules/.bin/esbuild" web/editor/editor.mjs \
+  --bundle --format=esm --minify --log-level=warning --outfile="$out/editor.js"
+
 size=$(stat -c %s "$out/pkg/tilekit_web_bg.wasm")
 gz=$(gzip -9 -c "$out/pkg/tilekit_web_bg.wasm" | wc -c)
 echo "web/dist: tilekit_web_bg.wasm is $((size / 1024)) KiB ($((gz / 1024)) KiB gzipped)" >&2
+size=$(stat -c %s "$out/editor.js")
+gz=$(gzip -9 -c "$out/editor.js" | wc -c)
+echo "web/dist: editor.js is $((size / 1024)) KiB ($((gz / 1024)) KiB gzipped)" >&2
 
 port=${PORT:-8417}
 serve() {

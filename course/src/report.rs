@@ -98,10 +98,12 @@ pub fn bar_chart(chart: &crate::lesson::Chart) -> String {
             y += ROW;
         }
     }
-    svg + "</svg>"
+    // In a box of its own that scrolls sideways: on a phone the chart keeps its size (its labels
+    // stay readable) instead of shrinking to the screen.
+    format!("<div class=\"chart-box\">{svg}</svg></div>")
 }
 
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:0 16px 48px;color:#1d2430}h1{margin:24px 0 4px}h2{margin:36px 0 6px;border-bottom:1px solid #ccd;padding-bottom:4px}.meta{color:#556}table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 10px;border-bottom:1px solid #e3e6ec;text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f4f6f9;padding:10px;overflow-x:auto;font-size:13px}.ok{color:#0a7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}.key{font-weight:600}svg.chart{display:block;margin:10px 0;max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1d2430}svg .ct{font-weight:600;font-size:13px}svg .p{fill:#667}svg .m{fill:#3b6fb6}svg .pr{fill:#dfe8f5;stroke:#3b6fb6;stroke-dasharray:3 2}.roof svg{max-width:100%;height:auto}";
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:0 16px 48px;color:#1d2430}h1{margin:24px 0 4px}h2{margin:36px 0 6px;border-bottom:1px solid #ccd;padding-bottom:4px}.meta{color:#556}table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 10px;border-bottom:1px solid #e3e6ec;text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f4f6f9;padding:10px;overflow-x:auto;font-size:13px}.ok{color:#0a7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}.key{font-weight:600}div.chart-box{overflow-x:auto;max-width:100%}svg.chart{display:block;margin:10px 0;max-width:none;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1d2430}svg .ct{font-weight:600;font-size:13px}svg .p{fill:#667}svg .m{fill:#3b6fb6}svg .pr{fill:#dfe8f5;stroke:#3b6fb6;stroke-dasharray:3 2}.roof svg{max-width:100%;height:auto}";
 
 /// A whole HTML page: `body` under `title`, with the report's inline style.
 pub fn page(title: &str, body: &str) -> String {

@@ -2,6 +2,7 @@
 // tour's lessons and the exercises' checker, one thing at a time. What it has done is kept in
 // `window.tilekit` (the headless browser test reads it).
 import init, * as tk from './pkg/tilekit_web.js';
+import { createEditor } from './editor.js';
 
 const state = { ready: false, busy: false, error: null, adapter: null, results: {}, tourDone: false, check: null };
 window.tilekit = state;
@@ -88,6 +89,29 @@ async function setupTour() {
     }));
 }
 
+// A kernel in a link: deflate-raw (where the browser has CompressionStream), then base64url.
+async function pack(text) {
+  const bytes = new TextEncoder().encode(text);
+  let out = bytes;
+  let kind = 'b';
+  if ('CompressionStream' in window) {
+    out = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate-raw'))).arrayBuffer());
+    kind = 'z';
+  }
+  let bin = '';
+  for (const b of out) bin += String.fromCharCode(b);
+  return kind + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+async function unpack(s) {
+  const bin = atob(s.slice(1).replace(/-/g, '+').replace(/_/g, '/'));
+  let bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  if (s[0] === 'z') {
+    bytes = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer());
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 async function setupExercises() {
   const all = JSON.parse(tk.exercises());
   const select = $('ex-name');
@@ -98,25 +122,43 @@ async function setupExercises() {
     select.append(o);
   }
   const current = () => all.find((e) => e.name === select.value);
-  // A learner's work survives a reload (kept per exercise in this browser).
-  const load = () => {
-    const e = current();
-    $('ex-task').textContent = e.task;
-    $('ex-source').value = localStorage.getItem('tilekit:' + e.name) ?? e.starter;
+  const save = (text) => localStorage.setItem('tilekit:' + select.value, text);
+  const editor = createEditor($('ex-editor'), { onCheck: () => $('check').click(), onChange: save });
+  window.tilekitEditor = editor;
+  const clear = () => {
     $('ex-result').textContent = '';
     $('ex-result').className = '';
     $('ex-lines').innerHTML = '';
     $('ex-pictures').innerHTML = '';
   };
+  // A learner's work survives a reload (kept per exercise in this browser), and so does the
+  // exercise they were on.
+  const load = () => {
+    const e = current();
+    localStorage.setItem('tilekit:exercise', e.name);
+    $('ex-task').textContent = e.task;
+    editor.reset(localStorage.getItem('tilekit:' + e.name) ?? e.starter);
+    clear();
+  };
   select.addEventListener('change', load);
-  $('ex-source').addEventListener('input', () => localStorage.setItem('tilekit:' + select.value, $('ex-source').value));
-  $('starter').addEventListener('click', () => {
-    localStorage.removeItem('tilekit:' + select.value);
-    load();
-  });
-  $('show-solution').addEventListener('click', () => {
-    $('ex-source').value = tk.solution(select.value);
-    localStorage.setItem('tilekit:' + select.value, $('ex-source').value);
+  // Starter and Solution replace the text as one edit: Ctrl+Z (⌘+Z) brings the work back.
+  const replace = (text, what) => {
+    if (editor.getText() === text) return;
+    editor.setText(text);
+    clear();
+    $('ex-result').textContent = `${what} loaded; Ctrl+Z (⌘+Z on a Mac) brings your text back.`;
+  };
+  $('starter').addEventListener('click', () => replace(current().starter, 'The starter'));
+  $('show-solution').addEventListener('click', () => replace(tk.solution(select.value), 'The solution'));
+  $('share').addEventListener('click', async () => {
+    const link = `${location.origin}${location.pathname}#exercise=${encodeURIComponent(select.value)}&kernel=${await pack(editor.getText())}`;
+    state.shared = link;
+    try {
+      await navigator.clipboard.writeText(link);
+      $('ex-result').textContent = 'A link that holds your kernel is in the clipboard (the kernel travels in the link itself; nothing is sent anywhere):\n' + link;
+    } catch {
+      $('ex-result').textContent = 'A link that holds your kernel (the kernel travels in the link itself; nothing is sent anywhere):\n' + link;
+    }
   });
   $('check').classList.add('gpu');
   $('check').addEventListener('click', () =>
@@ -125,44 +167,58 @@ async function setupExercises() {
       $('ex-result').className = '';
       let r;
       try {
-        r = JSON.parse(await tk.check(select.value, $('ex-source').value));
+        r = JSON.parse(await tk.check(select.value, editor.getText()));
       } catch (e) {
         r = { passed: false, verdict: 'failed', text: String(e), lost: false };
       }
       state.check = r;
       $('ex-result').textContent = r.text;
       $('ex-result').className = r.passed ? 'passed' : 'failed';
-      // The lines the verdict names: a click selects the line in the editor.
+      // The lines the verdict names: marked in the editor; a click selects one.
+      editor.markLines(r.lines || []);
       $('ex-lines').innerHTML = (r.lines || []).map((n) => `<button class="line" data-line="${n}">line ${n}</button>`).join(' ');
       for (const b of $('ex-lines').querySelectorAll('button')) {
-        b.addEventListener('click', () => selectLine($('ex-source'), Number(b.dataset.line)));
+        b.addEventListener('click', () => editor.selectLine(Number(b.dataset.line)));
       }
       // The trace's pictures: workgroup memory by epoch (the raced word outlined), banks.
       $('ex-pictures').innerHTML = (r.pictures || []).join('');
     }));
+  // A shared link opens its exercise with its kernel (kept as the learner's text).
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const shared = hash.get('exercise');
+  const remembered = localStorage.getItem('tilekit:exercise');
+  if (shared && all.some((e) => e.name === shared) && hash.get('kernel')) {
+    select.value = shared;
+    try {
+      save(await unpack(hash.get('kernel')));
+    } catch (e) {
+      $('ex-result').textContent = 'The link\'s kernel could not be read: ' + e;
+    }
+    selectTab('exercises');
+    // Imported once: a reload keeps the learner's later edits rather than the link's text.
+    history.replaceState(null, '', location.pathname);
+  } else if (remembered && all.some((e) => e.name === remembered)) {
+    select.value = remembered;
+  }
   load();
 }
 
-// Select line `n` (1-based) of a textarea and scroll it into view.
-function selectLine(area, n) {
-  const lines = area.value.split('\n');
-  const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
-  area.focus();
-  area.setSelectionRange(start, start + (lines[n - 1] || '').length);
-  const lineHeight = area.scrollHeight / Math.max(lines.length, 1);
-  area.scrollTop = Math.max(0, (n - 5) * lineHeight);
+function selectTab(tab) {
+  for (const o of document.querySelectorAll('#tabs button')) {
+    const on = o.dataset.tab === tab;
+    o.setAttribute('aria-selected', String(on));
+    $(o.dataset.tab).hidden = !on;
+  }
+  localStorage.setItem('tilekit:tab', tab);
 }
 
+// The tab survives a reload.
 function setupTabs() {
   for (const b of document.querySelectorAll('#tabs button')) {
-    b.addEventListener('click', () => {
-      for (const o of document.querySelectorAll('#tabs button')) {
-        const on = o === b;
-        o.setAttribute('aria-selected', String(on));
-        $(o.dataset.tab).hidden = !on;
-      }
-    });
+    b.addEventListener('click', () => selectTab(b.dataset.tab));
   }
+  const tab = localStorage.getItem('tilekit:tab');
+  if (tab && $(tab)) selectTab(tab);
 }
 
 async function main() {

@@ -13,6 +13,16 @@ const [url, executablePath, shotDir] = process.argv.slice(2);
 const failures = [];
 const fail = (what) => { failures.push(what); console.log('FAIL ' + what); };
 const ok = (what) => console.log('ok   ' + what);
+// The height of the smallest text drawn in the elements `selector` names, in CSS pixels.
+const smallestText = (selector) => page.evaluate((sel) => {
+  let least = Infinity;
+  for (const t of document.querySelectorAll(sel)) {
+    const h = t.getBoundingClientRect().height;
+    if (h > 0) least = Math.min(least, h);
+  }
+  return least;
+}, selector);
+let chartText = Infinity;
 
 const browser = await chromium.launch({
   executablePath,
@@ -83,11 +93,16 @@ if (start.ready) {
   const charts = await page.evaluate(() => document.querySelectorAll('#lessons svg.chart').length);
   if (charts < 10) fail(`only ${charts} charts drawn`); else ok(`${charts} charts drawn, ${((Date.now() - t1) / 1000).toFixed(0)} s for the tour`);
 
+  // On a 390-px phone screen the charts keep their size and scroll sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  chartText = await smallestText('#lessons svg.chart text');
+  await page.screenshot({ path: `${shotDir}/tour-390.png`, fullPage: false });
+  await page.setViewportSize({ width: 1100, height: 1400 });
   // The exercises.
   await page.click('button[data-tab=exercises]');
   const check = async (name, source) => {
     if ((await page.inputValue('#ex-name')) !== name) await page.selectOption('#ex-name', name);
-    if (source !== undefined) await page.fill('#ex-source', source);
+    if (source !== undefined) await page.evaluate((t) => window.tilekitEditor.setText(t), source);
     await page.evaluate(() => { window.tilekit.check = null; });
     await page.click('#check');
     await page.waitForFunction(() => window.tilekit.check !== null, null, { timeout: 600000 });
@@ -100,15 +115,58 @@ if (start.ready) {
   const pictures = await page.evaluate(() => document.querySelectorAll('#ex-pictures svg').length);
   if (r.verdict === 'traced' && r.text.includes('race on') && r.lines.length > 0 && pictures > 0) ok(`tiled-matmul starter: ${r.text.split('\n')[1]} (lines ${r.lines.join(', ')}, ${pictures} pictures)`);
   else fail(`tiled-matmul starter did not fail with its race (${pictures} pictures): ` + r.text);
+  // The editor marks the lines the check names.
+  // (Scrolled to the first: the editor draws only the lines in view.)
+  await page.evaluate((n) => window.tilekitEditor.selectLine(n), r.lines[0]);
+  const marks = await page.evaluate(() => ({ lines: window.tilekitEditor.markedLines(), shown: document.querySelectorAll('#ex-editor .cm-checked-line').length }));
+  if (marks.lines.join() === r.lines.join() && marks.shown > 0) ok(`the editor marks lines ${marks.lines.join(', ')} (${marks.shown} shown)`);
+  else fail('the editor did not mark the lines the check named: ' + JSON.stringify(marks));
+  await page.screenshot({ path: `${shotDir}/race-desktop.png`, fullPage: false });
   await page.click('#show-solution');
   r = await check('tiled-matmul');
   if (r.passed) ok('tiled-matmul solution: ' + r.text.replace(/\n/g, ' | '));
   else fail('tiled-matmul solution did not pass: ' + r.text);
   // A file that does not compile: the compiler's message with its line.
-  const good = await page.inputValue('#ex-source');
+  const good = await page.evaluate(() => window.tilekitEditor.getText());
   r = await check('tiled-matmul', good.replace('var acc = 0.0;\n    let phases', 'var acc = 0.0\n    let phases'));
   if (r.verdict === 'does-not-compile' && /tiled-matmul\.wgsl:\d+:/.test(r.text)) ok('a missing semicolon: ' + r.text.split('\n')[0]);
   else fail('a file that does not compile was not reported with its line: ' + r.text);
+  // Ctrl+Enter in the editor checks; Tab indents (it does not leave the editor); Starter
+  // replaces the text as one edit that Ctrl+Z undoes.
+  await page.evaluate((t) => window.tilekitEditor.setText(t), good);
+  await page.evaluate(() => window.tilekitEditor.selectLine(1));
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Tab');
+  const tabbed = await page.evaluate(() => window.tilekitEditor.getText().split('\n')[0]);
+  if (tabbed.startsWith('    ')) ok('Tab indents in the editor');
+  else fail('Tab did not indent: ' + JSON.stringify(tabbed.slice(0, 20)));
+  await page.evaluate((t) => window.tilekitEditor.setText(t), good);
+  await page.evaluate(() => { window.tilekit.check = null; });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.tilekit.check !== null, null, { timeout: 600000 });
+  r = await page.evaluate(() => window.tilekit.check);
+  if (r.passed) ok('Ctrl+Enter checks: ' + r.text.split('\n')[0]);
+  else fail('Ctrl+Enter did not check the solution: ' + r.text);
+  await page.click('#starter');
+  await page.evaluate(() => window.tilekitEditor.view.focus());
+  await page.keyboard.press('Control+z');
+  const undone = await page.evaluate(() => window.tilekitEditor.getText());
+  if (undone === good) ok('Starter is one Ctrl+Z away from the work it replaced');
+  else fail('after Starter, Ctrl+Z did not bring the work back');
+  // A shared link holds the kernel: opened in a new tab, it restores exercise and text.
+  await page.evaluate(() => window.tilekitEditor.setText('// shared\n' + window.tilekitEditor.getText()));
+  await page.evaluate(() => { window.tilekit.shared = null; });
+  await page.click('#share');
+  await page.waitForFunction(() => window.tilekit.shared, null, { timeout: 60000 });
+  const link = await page.evaluate(() => window.tilekit.shared);
+  const other = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  await other.goto(link);
+  await other.waitForFunction(() => window.tilekitEditor, null, { timeout: 180000 });
+  const restored = await other.evaluate(() => ({ text: window.tilekitEditor.getText(), name: document.getElementById('ex-name').value }));
+  if (restored.name === 'tiled-matmul' && restored.text.startsWith('// shared\n')) ok(`a shared link (${link.length} characters) restores the kernel`);
+  else fail('a shared link did not restore the kernel: ' + JSON.stringify(restored).slice(0, 200));
+  await other.close();
+  await page.evaluate(() => window.tilekitEditor.setText(window.tilekitEditor.getText().replace('// shared\n', '')));
   // The solution with its first barrier weakened to storageBarrier(): whatever this GPU would
   // compute, the tracer names the race.
   r = await check('tiled-matmul', good.replace('workgroupBarrier();', 'storageBarrier();'));
@@ -155,6 +213,31 @@ if (start.ready) {
     if (r.passed) ok(`${name} solution passes (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     else fail(`${name} solution did not pass under this browser's limits: ` + r.text);
   }
+}
+
+// The tab and the exercise survive a reload.
+{
+  await page.click('button[data-tab=exercises]');
+  await page.selectOption('#ex-name', 'histogram');
+  await page.reload();
+  await page.waitForFunction(() => window.tilekitEditor && window.tilekit.ready, null, { timeout: 180000 });
+  const kept = await page.evaluate(() => ({ tab: !document.getElementById('exercises').hidden, name: document.getElementById('ex-name').value }));
+  if (kept.tab && kept.name === 'histogram') ok('the tab and the exercise survive a reload');
+  else fail('after a reload: ' + JSON.stringify(kept));
+  // On a 390-px phone screen: the race, its lines and pictures (kept under benchmarks/ by hand).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate((t) => window.tilekitEditor.setText(t), await page.evaluate(() => window.tilekitWasm.exercises()).then((j) => JSON.parse(j).find((e) => e.name === 'histogram').starter));
+  await page.evaluate(() => { window.tilekit.check = null; });
+  await page.click('#check');
+  await page.waitForFunction(() => window.tilekit.check !== null, null, { timeout: 600000 });
+  await page.screenshot({ path: `${shotDir}/race-390.png`, fullPage: true });
+  // Pictures and charts keep their size on a phone (they scroll sideways): their text is at
+  // least 10 px high as drawn.
+  const inPictures = await smallestText('#ex-pictures svg text');
+  const smallest = Math.min(inPictures, chartText);
+  if (smallest >= 10 && smallest !== Infinity) ok(`at 390 px the smallest chart or picture text is ${smallest.toFixed(1)} px high`);
+  else fail(`at 390 px chart or picture text shrinks to ${smallest} px`);
+  await page.setViewportSize({ width: 1100, height: 1400 });
 }
 
 // No console error, nothing thrown.

@@ -41,6 +41,17 @@ pub struct Chart {
     pub against: &'static str,
 }
 
+thread_local! {
+    /// Where a lesson's lines go as it prints them (the page shows the latest while a long
+    /// lesson runs).
+    static PROGRESS: std::cell::RefCell<Option<Box<dyn Fn(&str)>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Calls `f` with each line a lesson prints on this thread, as it prints it (`None`: stop).
+pub fn on_line(f: Option<Box<dyn Fn(&str)>>) {
+    PROGRESS.with(|p| *p.borrow_mut() = f);
+}
+
 /// What one lesson found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -92,6 +103,11 @@ impl Report {
 
     /// Add a line.
     pub fn line(&mut self, s: String) {
+        PROGRESS.with(|p| {
+            if let Some(f) = &*p.borrow() {
+                f(&s)
+            }
+        });
         self.lines.push(s);
     }
 

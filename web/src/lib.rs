@@ -16,6 +16,54 @@ thread_local! {
     /// The adapter's name as the browser gives it (`GPUAdapterInfo`'s vendor and architecture:
     /// wgpu's summary carries only its description, which browsers leave empty).
     static NAME: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The running lesson's lines so far (its progress), and whether the learner asked it to
+    /// stop, with the waker of the lesson waiting on that.
+    static LINES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static STOP: RefCell<(bool, Option<std::task::Waker>)> = const { RefCell::new((false, None)) };
+}
+
+/// The running lesson's progress: `{lines, last}` as JSON (the page polls it).
+#[wasm_bindgen]
+pub fn progress() -> String {
+    LINES.with(|l| {
+        let l = l.borrow();
+        serde_json::json!({"lines": l.len(), "last": l.last()}).to_string()
+    })
+}
+
+/// Ask the running lesson to stop: it ends at its next wait on the GPU, and its answer says
+/// `"stopped": true`.
+#[wasm_bindgen]
+pub fn stop() {
+    STOP.with(|s| {
+        let mut s = s.borrow_mut();
+        s.0 = true;
+        if let Some(w) = s.1.take() {
+            w.wake();
+        }
+    });
+}
+
+/// Runs `work` until it ends or [`stop`] is called (`None`): dropped at its next await, it
+/// leaves nothing half-done that the next lesson would see (each lesson makes its own buffers).
+async fn stoppable<T>(work: impl std::future::Future<Output = T>) -> Option<T> {
+    STOP.with(|s| *s.borrow_mut() = (false, None));
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(v) = work.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(v));
+        }
+        STOP.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.0 {
+                std::task::Poll::Ready(None)
+            } else {
+                s.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        })
+    })
+    .await
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {
@@ -71,15 +119,32 @@ pub fn lessons() -> String {
 }
 
 /// Run lesson `number` (small inputs when `quick`) and answer `{label, verified, key, html,
-/// error}` as JSON; `html` is its section of the tour's report, the same as `tilekit tour
+/// error}` as JSON (`{stopped: true, …}` when [`stop`] ended it); `html` is its section of the tour's report, the same as `tilekit tour
 /// --html` writes.
 #[wasm_bindgen]
 pub async fn run_lesson(number: u32, quick: bool) -> Result<String, JsValue> {
     let lesson = tour::lesson(number).ok_or_else(|| err(format!("no lesson {number}")))?;
     let g = gpu().await?;
     let size = if quick { Size::Quick } else { Size::Full };
-    let result = (lesson.run)(&g, size).await;
+    LINES.with(|l| l.borrow_mut().clear());
+    tilekit_course::lesson::on_line(Some(Box::new(|line| {
+        LINES.with(|l| l.borrow_mut().push(line.to_string()))
+    })));
+    let ran = stoppable((lesson.run)(&g, size)).await;
+    tilekit_course::lesson::on_line(None);
     let label = lesson.label();
+    let Some(result) = ran else {
+        return Ok(serde_json::json!({
+            "label": label,
+            "verified": false,
+            "stopped": true,
+            "key": "",
+            "html": format!("<p class=\"meta\">{label}: stopped after {} lines.</p>", LINES.with(|l| l.borrow().len())),
+            "error": null,
+            "lost": g.is_lost(),
+        })
+        .to_string());
+    };
     let html = tilekit_course::report::lesson_html(&label, &result);
     let (verified, not_run, key, error) = match &result {
         Ok(r) => (r.verified, r.not_run.clone(), r.key.clone(), None),

@@ -39,17 +39,29 @@ function noWebGpu(detail) {
 
 async function runLesson(number, row) {
   const quick = $('quick').checked;
-  row.querySelector('.result').innerHTML = '<span class="running">running…</span>';
+  const cell = row.querySelector('.result');
+  cell.innerHTML = '<span class="running">running…</span> <button class="stop">Stop</button>';
+  cell.querySelector('.stop').addEventListener('click', () => { state.stopping = true; tk.stop(); });
   const started = performance.now();
+  // Progress: the lesson's latest line and the time so far, twice a second.
+  const tick = setInterval(() => {
+    const p = JSON.parse(tk.progress());
+    const running = cell.querySelector('.running');
+    if (running) running.textContent = `running, ${((performance.now() - started) / 1000).toFixed(0)} s${p.last ? ': ' + p.last.slice(0, 60) : '…'}`;
+  }, 500);
   let r;
   try {
     r = JSON.parse(await tk.run_lesson(number, quick));
   } catch (e) {
     r = { label: row.dataset.label, verified: false, key: '', html: `<p class="bad">${escape(String(e))}</p>`, error: String(e) };
+  } finally {
+    clearInterval(tick);
   }
   r.seconds = (performance.now() - started) / 1000;
   state.results[number] = r;
-  row.querySelector('.result').innerHTML = r.error
+  row.querySelector('.result').innerHTML = r.stopped
+    ? '<span class="meta">stopped</span>'
+    : r.error
     ? '<span class="bad">error</span>'
     : !r.verified ? '<span class="bad">WRONG</span>'
     : r.not_run ? `<span class="meta" title="${escape(r.not_run)}">not run here</span>`
@@ -84,7 +96,9 @@ async function setupTour() {
     exclusive(async () => {
       state.tourDone = false;
       const rows = [...body.children];
-      for (let i = 0; i < lessons.length; i++) await runLesson(lessons[i].number, rows[i]);
+      state.stopping = false;
+      // Stop ends the lesson running and the rest of the tour.
+      for (let i = 0; i < lessons.length && !state.stopping; i++) await runLesson(lessons[i].number, rows[i]);
       state.tourDone = true;
     }));
 }

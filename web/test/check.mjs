@@ -98,6 +98,20 @@ if (start.ready) {
   chartText = await smallestText('#lessons svg.chart text');
   await page.screenshot({ path: `${shotDir}/tour-390.png`, fullPage: false });
   await page.setViewportSize({ width: 1100, height: 1400 });
+  // A long lesson shows its progress and can be stopped: lesson 05 at full size.
+  {
+    await page.evaluate(() => { document.getElementById('quick').checked = false; });
+    const row = page.locator('#summary tbody tr').nth(4);
+    await row.locator('button.gpu').click();
+    await page.waitForFunction(() => /running, \d+ s: ./.test(document.querySelectorAll('#summary tbody tr')[4].querySelector('.result').textContent), null, { timeout: 120000 });
+    const shown = await row.locator('.result').textContent();
+    await row.locator('button.stop').click();
+    await page.waitForFunction(() => window.tilekit.results[5] && window.tilekit.results[5].stopped && !window.tilekit.busy, null, { timeout: 120000 });
+    const after = await row.locator('.result').textContent();
+    if (after.trim() === 'stopped') ok(`lesson 05 showed "${shown.trim().slice(0, 70)}…" and stopped when asked`);
+    else fail('lesson 05 did not stop: ' + after);
+    await page.evaluate(() => { document.getElementById('quick').checked = true; });
+  }
   // The exercises.
   await page.click('button[data-tab=exercises]');
   const check = async (name, source) => {

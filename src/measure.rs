@@ -212,12 +212,7 @@ impl Speed {
                 "not clearly faster or slower than {what} (median ratio {x:.2}x, but the runs \
                  disagree)"
             ),
-            Speed::OnCpu => {
-                format!(
-                    "not compared with {what}: on a CPU adapter the times follow whatever else \
-                     the machine is doing"
-                )
-            }
+            Speed::OnCpu => format!("not compared with {what} on a CPU adapter"),
         }
     }
 }

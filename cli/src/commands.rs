@@ -311,6 +311,9 @@ pub fn tour(
             "adapter: {} ({}); {sizes}\n",
             gpu.summary.name, gpu.summary.backend
         );
+        if gpu.is_cpu() {
+            println!("{}\n", tilekit_course::lesson::CPU_CAVEAT);
+        }
     }
     let pb = progress(Some(lessons().len()));
     let results = run_all(&gpu, size, |name| {

@@ -41,14 +41,17 @@ pub struct Chart {
     pub against: &'static str,
 }
 
+/// What receives a lesson's lines as it prints them.
+pub type LineSink = Box<dyn Fn(&str)>;
+
 thread_local! {
     /// Where a lesson's lines go as it prints them (the page shows the latest while a long
     /// lesson runs).
-    static PROGRESS: std::cell::RefCell<Option<Box<dyn Fn(&str)>>> = const { std::cell::RefCell::new(None) };
+    static PROGRESS: std::cell::RefCell<Option<LineSink>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Calls `f` with each line a lesson prints on this thread, as it prints it (`None`: stop).
-pub fn on_line(f: Option<Box<dyn Fn(&str)>>) {
+pub fn on_line(f: Option<LineSink>) {
     PROGRESS.with(|p| *p.borrow_mut() = f);
 }
 
@@ -182,18 +185,15 @@ impl Lesson {
     }
 }
 
-/// Why the workgroup-memory lessons' speed-ups need not show on a CPU adapter (their `why` for
-/// [`size_note`]).
-pub const WORKGROUP_MEMORY_ON_A_CPU: &str = "workgroup memory is ordinary RAM and barriers are costly, so the speed-up the lesson predicts belongs to GPUs; the load counts still hold";
+/// What a CPU adapter (lavapipe, llvmpipe, SwiftShader) can and cannot show, said once where the
+/// tour starts (the command line, the HTML report, the page) rather than after every lesson.
+pub const CPU_CAVEAT: &str = "This adapter is a CPU. Every lesson still checks its kernels against the CPU reference, and the traced counts hold on any adapter, but times here follow whatever else the machine is doing, so kernels' speeds are not compared; and since workgroup memory is ordinary RAM and a barrier is costly on a CPU, the speed-ups the lessons predict belong to GPUs.";
 
-/// What a lesson's timed lines cannot show where they ran, said after its sizes: on a CPU
-/// adapter, `why` the speed-up the lesson predicts need not show there; at small sizes on a GPU
-/// (`--quick`, the web page's box), that each launch is too short for it (a 64³ matmul takes a
-/// few microseconds, and there the matrix units can read slower than f32); else nothing.
-pub fn size_note(gpu: &Gpu, size: Size, why: &str) -> String {
-    if gpu.is_cpu() {
-        format!(" (a CPU adapter: {why})")
-    } else if size == Size::Quick {
+/// What a lesson's timed lines cannot show at small sizes on a GPU (`--quick`, the web page's
+/// box): each launch is too short for the speed-ups the lesson predicts (a CPU adapter's
+/// limits are said once, [`CPU_CAVEAT`]).
+pub fn size_note(gpu: &Gpu, size: Size) -> String {
+    if size == Size::Quick && !gpu.is_cpu() {
         " (small sizes: on a GPU each launch takes a few microseconds, too short for the speed-ups the lesson predicts, which GPU-sized inputs show)".to_string()
     } else {
         String::new()

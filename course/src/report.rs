@@ -103,7 +103,7 @@ pub fn bar_chart(chart: &crate::lesson::Chart) -> String {
     format!("<div class=\"chart-box\">{svg}</svg></div>")
 }
 
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:0 16px 48px;color:#1d2430}h1{margin:24px 0 4px}h2{margin:36px 0 6px;border-bottom:1px solid #ccd;padding-bottom:4px}.meta{color:#556}table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 10px;border-bottom:1px solid #e3e6ec;text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f4f6f9;padding:10px;overflow-x:auto;font-size:13px}.ok{color:#0a7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}.key{font-weight:600}div.chart-box{overflow-x:auto;max-width:100%}svg.chart{display:block;margin:10px 0;max-width:none;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1d2430}svg .ct{font-weight:600;font-size:13px}svg .p{fill:#667}svg .m{fill:#3b6fb6}svg .pr{fill:#dfe8f5;stroke:#3b6fb6;stroke-dasharray:3 2}.roof svg{max-width:100%;height:auto}";
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:0 16px 48px;color:#1d2430}h1{margin:24px 0 4px}h2{margin:36px 0 6px;border-bottom:1px solid #ccd;padding-bottom:4px}.meta{color:#556}table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 10px;border-bottom:1px solid #e3e6ec;text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}pre{background:#f4f6f9;padding:10px;overflow-x:auto;font-size:13px}.ok{color:#0a7d32;font-weight:600}.bad{color:#b3261e;font-weight:600}.key{font-weight:600}p.cpu-note{border-left:4px solid #b3261e;padding:4px 12px;background:#f4f6f9}div.chart-box{overflow-x:auto;max-width:100%}svg.chart{display:block;margin:10px 0;max-width:none;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1d2430}svg .ct{font-weight:600;font-size:13px}svg .p{fill:#667}svg .m{fill:#3b6fb6}svg .pr{fill:#dfe8f5;stroke:#3b6fb6;stroke-dasharray:3 2}.roof svg{max-width:100%;height:auto}";
 
 /// A whole HTML page: `body` under `title`, with the report's inline style.
 pub fn page(title: &str, body: &str) -> String {
@@ -157,6 +157,12 @@ pub fn tour_html(
         "<h1>tilekit tour</h1>{}<p>Every lesson runs its kernels on this adapter, checks them against a CPU reference and prints what the lesson predicts beside what was measured.</p>",
         adapter_line(&gpu.summary)
     );
+    if gpu.is_cpu() {
+        b += &format!(
+            "<p class=\"cpu-note\">{}</p>",
+            escape(crate::lesson::CPU_CAVEAT)
+        );
+    }
     b += "<table><tr><th>lesson</th><th>result</th><th>key figure</th></tr>";
     for (name, r) in results {
         let (status, key) = match r {

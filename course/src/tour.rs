@@ -3,9 +3,7 @@
 //! [`crate::lessons`], one file per family; the tour runs lesson 01 (the device query) and then
 //! every family's lessons in number order. `examples/NN_*.rs` each wrap one lesson.
 
-pub use crate::lesson::{
-    rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU,
-};
+pub use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, CPU_CAVEAT};
 use tilekit::{Gpu, Result};
 
 /// 01: the device query, as `cudaGetDeviceProperties`.

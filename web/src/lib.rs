@@ -104,6 +104,8 @@ pub async fn adapter(name: String) -> Result<String, JsValue> {
         "profile": g.profile.name,
         "clock": tilekit::Clock::of(&g).to_string(),
         "cpu": g.is_cpu(),
+        // What a CPU adapter cannot show, said once at the top of the tour.
+        "cpu_note": g.is_cpu().then_some(tilekit_course::lesson::CPU_CAVEAT),
     })
     .to_string())
 }

@@ -273,6 +273,12 @@ async function main() {
       `${l.max_compute_workgroup_storage_size} bytes of workgroup storage, ` +
       `${l.max_compute_invocations_per_workgroup} invocations per workgroup · ` +
       `features: ${s.features.join(', ') || 'none'} · timing: ${a.clock}`;
+    // What a CPU adapter cannot show, said once, above the lessons.
+    const cpuNote = a.cpu_note || ((info.fallback || /swiftshader|llvmpipe|warp/i.test(name)) ? 'This adapter is a CPU: times here follow whatever else the machine is doing, so kernels\' speeds are not compared, and the speed-ups the lessons predict belong to GPUs.' : null);
+    if (cpuNote) {
+      $('cpu-note').textContent = cpuNote;
+      $('cpu-note').hidden = false;
+    }
     // A CPU implementation (SwiftShader, a fallback adapter): small sizes, as the native tour.
     $('quick').checked = a.cpu || info.fallback || /swiftshader|llvmpipe|warp/i.test(name);
   } catch (e) {

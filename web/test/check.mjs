@@ -98,6 +98,13 @@ if (start.ready) {
   chartText = await smallestText('#lessons svg.chart text');
   await page.screenshot({ path: `${shotDir}/tour-390.png`, fullPage: false });
   await page.setViewportSize({ width: 1100, height: 1400 });
+  // On this CPU adapter the caveat is said once, above the lessons, and in no lesson's lines.
+  const caveat = await page.evaluate(() => ({
+    note: !document.getElementById('cpu-note').hidden && document.getElementById('cpu-note').textContent,
+    inLessons: (document.getElementById('lessons').innerText.match(/a CPU adapter:|on a CPU adapter the times/g) || []).length,
+  }));
+  if (caveat.note && caveat.inLessons === 0) ok('the CPU caveat is said once: ' + caveat.note.slice(0, 60) + '…');
+  else fail('the CPU caveat: ' + JSON.stringify(caveat));
   // A long lesson shows its progress and can be stopped: lesson 05 at full size.
   {
     await page.evaluate(() => { document.getElementById('quick').checked = false; });

@@ -1,6 +1,6 @@
 //! Lesson 09: the blur and its compute-to-global-memory-access ratio (PMPP fig 4.1).
 
-use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU};
+use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size};
 use crate::units::{bandwidth, time};
 use tilekit::kernels::blur::{reference, verify, Variant};
 use tilekit::{Gpu, Result};
@@ -69,7 +69,7 @@ pub async fn blur_ratio(gpu: &Gpu, size: Size) -> Result<Report> {
     r.charts.push(chart);
     r.line(format!(
         "{w}×{h}, BLUR_SIZE 2 (5×5 window){}",
-        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+        size_note(gpu, size)
     ));
     Ok(r)
 }

@@ -59,7 +59,8 @@ pub async fn carved_arrays(gpu: &Gpu, _size: Size) -> Result<Report> {
     match crate::trace::trace(tilekit::shaders::CARVE, "shaders/carve.wgsl", &setup) {
         Ok(t) => {
             let pool = t.traffic_of("pool").cloned().unwrap_or_default();
-            r.verified &= t.clean() && pool.stores == 3 * n as u64 && pool.distinct_read == 3 * n as u64;
+            r.verified &=
+                t.clean() && pool.stores == 3 * n as u64 && pool.distinct_read == 3 * n as u64;
             r.line(format!(
                 "traced at N = {n}: the one pool of 3N = {} words is stored {} times (each word once: the three parts do not overlap) and every word is read back after the barrier, {}",
                 3 * n,

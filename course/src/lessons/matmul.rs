@@ -3,7 +3,7 @@
 //! (memory as a limiting factor to parallelism, PMPP 4.7), and 11, the same tiling feeding the
 //! matrix units (tensor cores) with f16 operands.
 
-use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU};
+use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size};
 use tilekit::kernels::matmul::tiled::TiledTiling;
 use tilekit::kernels::matmul::{
     f32_bound, verify, verify_sampled, Precision, Selection, Shape, Variant,
@@ -138,10 +138,7 @@ pub async fn tiled_matmul(gpu: &Gpu, size: Size) -> Result<Report> {
     }
     traced_loads(&mut r);
     r.charts = vec![ratio, speed];
-    r.line(format!(
-        "{n}³{}",
-        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
-    ));
+    r.line(format!("{n}³{}", size_note(gpu, size)));
     Ok(r)
 }
 
@@ -472,10 +469,7 @@ pub async fn tensor_cores(gpu: &Gpu, size: Size) -> Result<Report> {
         "error bound: f32 accumulation 1e-5·√K·Σ|a·b| plus C rounded to f16, 2⁻¹¹·Σ|a·b|; f32 data computed in f16 (--compute f16) adds 2⁻⁹·Σ|a·b| for the rounding of A and B (at K = {n}: {:.1e} of Σ|a·b| in all)",
         f32_bound(n, 1.0) + 2f64.powi(-11) + 2f64.powi(-9)
     ));
-    r.line(format!(
-        "{n}³{}",
-        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
-    ));
+    r.line(format!("{n}³{}", size_note(gpu, size)));
     r.key = match best {
         Some((v, vs)) => format!("f16 ({}): {vs}", v.name()),
         None => "no f16 on this adapter".into(),

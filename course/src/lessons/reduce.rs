@@ -2,7 +2,7 @@
 //! grid-stride → subgroup → one pass) with the copy ceiling beside it, as the lesson's table
 //! shows each step's bandwidth next to the previous one.
 
-use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU};
+use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size};
 use tilekit::kernels::reduce::{Op, Variant};
 use tilekit::kernels::wide;
 use tilekit::{Gpu, Result};
@@ -93,7 +93,7 @@ pub async fn reduction(gpu: &Gpu, size: Size) -> Result<Report> {
     r.charts.push(chart);
     r.line(format!(
         "sum of {n} f32 (error bound {bound:.2e}){}",
-        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
+        size_note(gpu, size)
     ));
     traced_loads(&mut r);
     r.key = format!("best {}", rate.show(best * 1e9));

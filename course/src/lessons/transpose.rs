@@ -1,6 +1,6 @@
 //! Lesson 06: bank conflicts in a transposed tile, and the padding that removes them.
 
-use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size, WORKGROUP_MEMORY_ON_A_CPU};
+use crate::lesson::{rand_f32, size_note, Chart, Lesson, Report, Size};
 use crate::units::{bandwidth, time};
 use tilekit::kernels::transpose::Variant;
 use tilekit::{Gpu, Result};
@@ -69,10 +69,7 @@ pub async fn bank_conflicts(gpu: &Gpu, size: Size) -> Result<Report> {
         "padding: {}",
         measured[2].against(&measured[1]).than("the unpadded tile")
     );
-    r.line(format!(
-        "{m}×{n}{}",
-        size_note(gpu, size, WORKGROUP_MEMORY_ON_A_CPU)
-    ));
+    r.line(format!("{m}×{n}{}", size_note(gpu, size)));
     if let Some((plain, padded)) = traced_conflicts(&mut r) {
         // On a CPU adapter the times cannot be compared; the counts can.
         if gpu.is_cpu() {

@@ -77,15 +77,7 @@ pub async fn wide_loads(gpu: &Gpu, size: Size) -> Result<Report> {
     }
     // llvmpipe and SwiftShader run several invocations in the lanes of one SIMD instruction, so
     // a scalar load is already wide there.
-    r.line(format!(
-        "{n} words{}",
-        size_note(
-            gpu,
-            size,
-            "several invocations run in each SIMD instruction, so scalar loads are already wide; \
-             the instructions per byte that vec4 saves are a GPU's"
-        )
-    ));
+    r.line(format!("{n} words{}", size_note(gpu, size)));
     r.charts.push(chart);
     r.key = format!("vec4 copy {}", copies[1].against(&copies[0]).than("scalar"));
     Ok(r)

@@ -1,4 +1,4 @@
-// Exercise dynamic-reverse (tilekit exercise check dynamic-reverse exercises/dynamic-reverse.wgsl).
+// Exercise dynamic-reverse (check: the page's Check button, or tilekit exercise check dynamic-reverse FILE).
 // `dynamic_reverse` reverses N elements (N an override constant) through workgroup memory; finish it.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 

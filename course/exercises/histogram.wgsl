@@ -1,4 +1,4 @@
-// Exercise histogram (tilekit exercise check histogram exercises/histogram.wgsl).
+// Exercise histogram (check: the page's Check button, or tilekit exercise check histogram FILE).
 // `workgroup_atomics` counts bytes into 256 bins in workgroup memory, then merges them into the global bins.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 

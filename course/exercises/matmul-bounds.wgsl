@@ -1,4 +1,4 @@
-// Exercise matmul-bounds (tilekit exercise check matmul-bounds exercises/matmul-bounds.wgsl).
+// Exercise matmul-bounds (check: the page's Check button, or tilekit exercise check matmul-bounds FILE).
 // The tiled kernel `tiled` loads and stores without checking the edges: make it right for any
 // M×K×N. (The checker keeps wgpu's bounds checks on, so a read past the end returns 0 and
 // hides some mistakes; a store past a row's end lands in the next row and is caught.)

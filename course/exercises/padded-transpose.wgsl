@@ -1,4 +1,4 @@
-// Exercise padded-transpose (tilekit exercise check padded-transpose exercises/padded-transpose.wgsl).
+// Exercise padded-transpose (check: the page's Check button, or tilekit exercise check padded-transpose FILE).
 // `padded` transposes through a tile padded to TILE + 1 words per row; its read from the tile is wrong.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 

@@ -1,4 +1,4 @@
-// Exercise reduction-tree (tilekit exercise check reduction-tree exercises/reduction-tree.wgsl).
+// Exercise reduction-tree (check: the page's Check button, or tilekit exercise check reduction-tree FILE).
 // `workgroup_tree` adds 256 values per workgroup in a tree through workgroup memory; one line is missing.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 

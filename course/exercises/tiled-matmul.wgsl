@@ -1,4 +1,4 @@
-// Exercise tiled-matmul (tilekit exercise check tiled-matmul exercises/tiled-matmul.wgsl).
+// Exercise tiled-matmul (check: the page's Check button, or tilekit exercise check tiled-matmul FILE).
 // The tiled kernel `tiled` lost its two barriers: put them back.
 // Only the TODO changes; the solution is the project's own shader (tilekit exercise list says which).
 

@@ -1,0 +1,154 @@
+//! Times the f16 small-M matmuls whose speed drew per process (1×11008×4096, 1×1600×50257) on
+//! COPIES fresh allocations of B in one process, in three rounds taking turns, with the
+//! library's own measurement (medians after warm-up, GPU timestamps). If the draw follows the
+//! buffer, the copies of one process differ; if it follows the process, they agree. Then, as
+//! the bench does before them, large f16 products on buffers made and dropped (HEAVY of them,
+//! default 4): and the small-M shapes again, on the same copies and on new ones.
+use half::f16;
+use tilekit::kernels::matmul::{Selection, Shape};
+use tilekit::{Gpu, Repeat};
+
+fn main() {
+    let copies: usize = std::env::var("COPIES").ok().and_then(|c| c.parse().ok()).unwrap_or(6);
+    let gpu = Gpu::new().wait().expect("a GPU");
+    println!("adapter: {}", gpu.summary.name);
+    // The bench's ceilings first, as `tilekit bench` runs them before any case: copy, fma,
+    // matrix (CEILINGS=all), or one of them.
+    if let Ok(which) = std::env::var("CEILINGS") {
+        ceilings(&gpu, &which);
+        for (m, k, n) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)] {
+            small_m(&gpu, m, k, n, copies, &format!("after the ceilings ({which})"), None);
+        }
+        return;
+    }
+    if std::env::var_os("SWEEP").is_some() {
+        sweep(&gpu);
+        return;
+    }
+    let heavy: usize = std::env::var("HEAVY").ok().and_then(|c| c.parse().ok()).unwrap_or(4);
+    let mut kept = Vec::new();
+    for (m, k, n) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)] {
+        kept.push(small_m(&gpu, m, k, n, copies, "fresh process", None));
+    }
+    // The bench's big unseen shapes, each on buffers of its own, dropped after.
+    for (m, k, n) in [(4096usize, 4096usize, 11008usize), (2048, 8192, 2048), (8192, 8192, 128), (3000, 5001, 701)].into_iter().take(heavy) {
+        let shape = Shape::new(m, k, n).unwrap();
+        let a = gpu.alloc::<f16>("big A", m * k).wait().unwrap();
+        let b = gpu.alloc::<f16>("big B", k * n).wait().unwrap();
+        let c = gpu.alloc::<f16>("big C", m * n).wait().unwrap();
+        let t = gpu
+            .measure(Repeat::BackToBack, async || gpu.matmul_on_device(&a, &b, &c, shape, &Selection::Auto).await, |r| r.timing.seconds)
+            .wait()
+            .unwrap();
+        println!("{m}x{k}x{n}: {:.1} µs (then dropped)", t.median * 1e6);
+    }
+    for ((m, k, n), old) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)].into_iter().zip(kept) {
+        small_m(&gpu, m, k, n, copies, "after the big products, the same copies of B", Some(old));
+        small_m(&gpu, m, k, n, copies, "after the big products, new copies of B", None);
+    }
+}
+
+type Buffers = (tilekit::DeviceBuffer<f16>, tilekit::DeviceBuffer<f16>, Vec<tilekit::DeviceBuffer<f16>>);
+
+/// Times m×k×n on `copies` allocations of B (`reuse`: those of an earlier call), three rounds.
+fn small_m(gpu: &Gpu, m: usize, k: usize, n: usize, copies: usize, when: &str, reuse: Option<Buffers>) -> Buffers {
+    {
+        let shape = Shape::new(m, k, n).unwrap();
+        let (da, dc, bs) = match reuse {
+            Some(buffers) => buffers,
+            None => {
+                let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 1).iter().map(|x| f16::from_f32(*x)).collect();
+                let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 2).iter().map(|x| f16::from_f32(*x)).collect();
+                let da = gpu.upload("A", &a).wait().unwrap();
+                let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+                let bs: Vec<_> = (0..copies).map(|i| gpu.upload(&format!("B{i}"), &b).wait().unwrap()).collect();
+                (da, dc, bs)
+            }
+        };
+        let sel = Selection::Auto;
+        let mut rows = vec![Vec::new(); copies];
+        for _round in 0..3 {
+            for (i, db) in bs.iter().enumerate() {
+                let t = gpu
+                    .measure(Repeat::BackToBack, async || gpu.matmul_on_device(&da, db, &dc, shape, &sel).await, |r| r.timing.seconds)
+                    .wait()
+                    .unwrap();
+                rows[i].push(t.median * 1e6);
+            }
+        }
+        let plan = gpu.matmul_on_device(&da, &bs[0], &dc, shape, &sel).wait().unwrap();
+        println!("{m}x{k}x{n} ({}), {when}:", plan.tile);
+        for (i, r) in rows.iter().enumerate() {
+            println!("  B{i}: {}", r.iter().map(|x| format!("{x:.1}")).collect::<Vec<_>>().join(" / "));
+        }
+        (da, dc, bs)
+    }
+}
+
+/// The bench times back-to-back copies of a call in one submission, as many as fit about a
+/// millisecond after the first call: per-copy time against the number of copies, each count
+/// warmed up for 0.3 s and then timed 9 times (median).
+fn sweep(gpu: &Gpu) {
+    for (m, k, n) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)] {
+        let shape = Shape::new(m, k, n).unwrap();
+        let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 1).iter().map(|x| f16::from_f32(*x)).collect();
+        let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 2).iter().map(|x| f16::from_f32(*x)).collect();
+        let da = gpu.upload("A", &a).wait().unwrap();
+        let db = gpu.upload("B", &b).wait().unwrap();
+        let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+        let sel = Selection::Auto;
+        let mut line = format!("{m}x{k}x{n} per copy, µs, by copies:");
+        for copies in [1u32, 2, 4, 8, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 37, 48, 64] {
+            let t = tilekit::measure::with_copies(gpu, copies, || {
+                let start = std::time::Instant::now();
+                while start.elapsed().as_secs_f64() < 0.3 {
+                    gpu.matmul_on_device(&da, &db, &dc, shape, &sel).wait().unwrap();
+                }
+                let mut v: Vec<f64> = (0..9)
+                    .map(|_| gpu.matmul_on_device(&da, &db, &dc, shape, &sel).wait().unwrap().timing.seconds)
+                    .collect();
+                v.sort_by(f64::total_cmp);
+                v[4]
+            });
+            line += &format!(" {copies}:{:.1}", t * 1e6);
+        }
+        println!("{line}");
+    }
+}
+
+fn ceilings(gpu: &Gpu, which: &str) {
+    let t = |m: tilekit::Measured<f64>| m.median * 1e6;
+    if which == "all" || which == "copy" {
+        let words = (1usize << 28).min((gpu.limits().max_binding_bytes() / 4) as usize);
+        let mut rng = tilekit::random::Rng::new(17);
+        let data: Vec<u32> = (0..words).map(|_| rng.next_u32()).collect();
+        let src = gpu.upload("ceiling source", &data).wait().unwrap();
+        drop(data);
+        let dst = gpu.alloc::<u32>("ceiling destination", words).wait().unwrap();
+        let m = gpu
+            .measure(Repeat::Each, async || gpu.copy_on_device(&src, &dst, tilekit::kernels::wide::Width::Vec4).await.map(|r| r.timing.seconds), |s| *s)
+            .wait()
+            .unwrap();
+        println!("copy ceiling: {:.1} µs for {} MiB", t(m), words * 4 >> 20);
+    }
+    if which == "all" || which == "fma" {
+        let (iters, groups) = (4096u32, 132 * 64u32);
+        let sink = gpu.alloc::<f32>("fma sink", groups as usize * 256).wait().unwrap();
+        let m = gpu
+            .measure(Repeat::Each, async || tilekit::ceiling::fma(gpu, &sink, groups, iters).await.map(|r| r.seconds), |s| *s)
+            .wait()
+            .unwrap();
+        println!("fma ceiling: {:.1} µs", t(m));
+    }
+    if which == "all" || which == "matrix" {
+        let (iters, groups) = (4096u32, 132 * 4u32);
+        if let Ok(len) = tilekit::ceiling::matrix_sink_len(gpu, groups) {
+            let sink = gpu.alloc::<f32>("matrix sink", len).wait().unwrap();
+            let m = gpu
+                .measure(Repeat::Each, async || tilekit::ceiling::matrix(gpu, &sink, groups, iters).await.map(|r| r.seconds), |s| *s)
+                .wait()
+                .unwrap();
+            println!("matrix ceiling: {:.1} µs", t(m));
+        }
+    }
+}

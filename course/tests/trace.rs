@@ -6,6 +6,20 @@
 use tilekit_course::exercise::{exercises, reached_barriers, traced};
 use tilekit_course::trace::{self, Finding, Report, Setup};
 
+/// One workgroup of entry point `main` with one buffer, `@binding(0)`, holding `words`.
+fn one_buffer(words: Vec<u32>) -> Setup {
+    Setup {
+        entry: "main".into(),
+        overrides: vec![],
+        workgroups: [1, 1, 1],
+        bindings: vec![trace::Binding {
+            group: 0,
+            binding: 0,
+            words,
+        }],
+    }
+}
+
 fn run(source: &str, setup: &Setup) -> Report {
     trace::trace(source, "kernel.wgsl", setup).unwrap_or_else(|e| panic!("trace failed: {e}"))
 }
@@ -185,16 +199,7 @@ var<workgroup> s: array<u32, 64>;
     workgroupBarrier();
     out[t] = s[63u - t];
 }";
-    let setup = Setup {
-        entry: "main".into(),
-        overrides: vec![],
-        workgroups: [1, 1, 1],
-        bindings: vec![trace::Binding {
-            group: 0,
-            binding: 0,
-            words: vec![0; 64],
-        }],
-    };
+    let setup = one_buffer(vec![0; 64]);
     let r = run(src, &setup);
     assert!(races(&r).is_empty());
     let Some(Finding::Uninitialised {
@@ -219,16 +224,7 @@ var<workgroup> s: array<u32, 8>;
         workgroupBarrier();
     }
 }";
-    let setup = Setup {
-        entry: "main".into(),
-        overrides: vec![],
-        workgroups: [1, 1, 1],
-        bindings: vec![trace::Binding {
-            group: 0,
-            binding: 0,
-            words: vec![2, 2, 2, 2, 2, 2, 2, 1],
-        }],
-    };
+    let setup = one_buffer(vec![2, 2, 2, 2, 2, 2, 2, 1]);
     let r = run(src, &setup);
     let Some(Finding::DivergentBarrier {
         line, reached, of, ..
@@ -247,16 +243,7 @@ fn a_loop_that_never_ends_is_stopped_at_the_cap() {
     while (s >= 0u) { s = s - 1u; }
     out[0] = s;
 }";
-    let setup = Setup {
-        entry: "main".into(),
-        overrides: vec![],
-        workgroups: [1, 1, 1],
-        bindings: vec![trace::Binding {
-            group: 0,
-            binding: 0,
-            words: vec![0],
-        }],
-    };
+    let setup = one_buffer(vec![0]);
     let e = trace::trace(src, "k.wgsl", &setup).unwrap_err();
     assert!(
         matches!(e, trace::TraceError::LoopStopped { line: 4, .. }),

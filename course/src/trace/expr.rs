@@ -66,12 +66,7 @@ pub(super) fn eval<'m>(
     let e = &frame.fun.expressions[h];
     let types = &p.module.types;
     Ok(match e {
-        Expression::Constant(c) => p.consts[p.module.constants[*c].init.index()]
-            .clone()
-            .ok_or_else(|| TraceError::Setup("a constant was not evaluated".into()))?,
-        Expression::Override(o) => p.overrides[o.index()]
-            .clone()
-            .ok_or_else(|| TraceError::Setup("an override has no value".into()))?,
+        Expression::Constant(_) | Expression::Override(_) => p.fixed(e).expect("a constant")?,
         Expression::FunctionArgument(i) => frame.args[*i as usize].clone(),
         Expression::GlobalVariable(g) => {
             if p.module.global_variables[*g].space == naga::AddressSpace::Handle {

@@ -37,14 +37,7 @@ pub fn resources(
     path: &str,
     entry: Option<&str>,
 ) -> Result<(String, Vec<Resource>), TraceError> {
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| TraceError::Setup(e.emit_to_string_with_path(source, path)))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| TraceError::Setup(e.emit_to_string_with_path(source, path)))?;
+    let (module, info) = super::parse(source, path)?;
     let computes: Vec<(usize, &naga::EntryPoint)> = module
         .entry_points
         .iter()

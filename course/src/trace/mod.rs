@@ -138,6 +138,12 @@ pub fn trace_with(
     setup: &Setup,
     limits: Limits,
 ) -> Result<Report, TraceError> {
+    let (module, info) = parse(source, path)?;
+    trace_module(&module, &info, source, setup, limits)
+}
+
+/// `source` parsed and validated by naga; its message, with `path` and the line, otherwise.
+fn parse(source: &str, path: &str) -> R<(naga::Module, naga::valid::ModuleInfo)> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| TraceError::Setup(e.emit_to_string_with_path(source, path)))?;
     let info = naga::valid::Validator::new(
@@ -146,7 +152,7 @@ pub fn trace_with(
     )
     .validate(&module)
     .map_err(|e| TraceError::Setup(e.emit_to_string_with_path(source, path)))?;
-    trace_module(&module, &info, source, setup, limits)
+    Ok((module, info))
 }
 
 /// [`trace`] on a module already parsed and validated from `source`.

@@ -75,3 +75,22 @@ impl<'m> Program<'m> {
 pub(super) fn span_start(s: &naga::Span) -> u32 {
     s.to_range().map(|r| r.start as u32).unwrap_or(0)
 }
+
+impl Program<'_> {
+    /// The value of a named constant or an override, as the dispatch fixed it.
+    pub(super) fn fixed(&self, e: &Expression) -> Option<R<Val>> {
+        match e {
+            Expression::Constant(c) => Some(
+                self.consts[self.module.constants[*c].init.index()]
+                    .clone()
+                    .ok_or_else(|| TraceError::Setup("a constant was not evaluated".into())),
+            ),
+            Expression::Override(o) => Some(
+                self.overrides[o.index()]
+                    .clone()
+                    .ok_or_else(|| TraceError::Setup("an override has no value".into())),
+            ),
+            _ => None,
+        }
+    }
+}

@@ -5,7 +5,7 @@ use super::memory::{Global, How};
 use super::program::Program;
 use super::pure::{for_each_operand, pure};
 use super::value::Val;
-use super::{unsupported, Finding, TraceError, R};
+use super::{unsupported, Finding, R};
 use naga::{Block, Expression, Function, Handle, TypeInner};
 
 /// Why an invocation stopped running.
@@ -206,12 +206,7 @@ pub(super) fn eval_const_in<'m>(
     }
     let e = &frame.fun.expressions[h];
     let v = match e {
-        Expression::Constant(c) => p.consts[p.module.constants[*c].init.index()]
-            .clone()
-            .ok_or_else(|| TraceError::Setup("a constant was not evaluated".into()))?,
-        Expression::Override(o) => p.overrides[o.index()]
-            .clone()
-            .ok_or_else(|| TraceError::Setup("an override has no value".into()))?,
+        Expression::Constant(_) | Expression::Override(_) => p.fixed(e).expect("a constant")?,
         Expression::FunctionArgument(i) => frame.args[*i as usize].clone(),
         _ => {
             let mut ops = Vec::new();

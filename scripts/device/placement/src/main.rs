@@ -21,6 +21,15 @@ fn main() {
         }
         return;
     }
+    // The bench's own harness (cli/src/bench/case.rs) around the same call: FLOW=bench, or
+    // bench-noread (the first call's result not read back), or library (Gpu::measure).
+    if let Ok(flow) = std::env::var("FLOW") {
+        ceilings(&gpu, "all");
+        for (m, k, n) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)] {
+            flows(&gpu, m, k, n, &flow);
+        }
+        return;
+    }
     if std::env::var_os("SWEEP").is_some() {
         sweep(&gpu);
         return;
@@ -151,4 +160,39 @@ fn ceilings(gpu: &Gpu, which: &str) {
             println!("matrix ceiling: {:.1} µs", t(m));
         }
     }
+}
+
+fn flows(gpu: &Gpu, m: usize, k: usize, n: usize, flow: &str) {
+    let shape = Shape::new(m, k, n).unwrap();
+    let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 7).iter().map(|x| f16::from_f32(*x)).collect();
+    let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 8).iter().map(|x| f16::from_f32(*x)).collect();
+    let da = gpu.upload("A", &a).wait().unwrap();
+    let db = gpu.upload("B", &b).wait().unwrap();
+    let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+    let sel = Selection::Auto;
+    let call = || gpu.matmul_on_device(&da, &db, &dc, shape, &sel).wait().unwrap().timing.seconds;
+    let median = if flow == "library" {
+        gpu.measure(Repeat::BackToBack, async || gpu.matmul_on_device(&da, &db, &dc, shape, &sel).await, |r| r.timing.seconds).wait().unwrap().median
+    } else {
+        let before = tilekit::measure::warm_up_seconds(gpu);
+        let once = call();
+        if flow == "bench" {
+            let c = gpu.read(&dc).wait().unwrap();
+            std::hint::black_box(c);
+        }
+        let copies = tilekit::measure::copies_after(gpu, once);
+        let warm_up = before.max(tilekit::measure::warm_up_seconds(gpu));
+        let mut times = tilekit::measure::with_copies(gpu, copies, || {
+            let start = std::time::Instant::now();
+            let mut runs = 1;
+            while runs < 3 || start.elapsed().as_secs_f64() < warm_up {
+                call();
+                runs += 1;
+            }
+            (0..10).map(|_| call()).collect::<Vec<f64>>()
+        });
+        times.sort_by(f64::total_cmp);
+        times[5]
+    };
+    println!("{m}x{k}x{n} {flow}: {:.1} µs", median * 1e6);
 }

@@ -143,11 +143,17 @@ fn the_tour_report_renders_in_chromium_with_every_lesson_and_its_chart() {
             .unwrap_or_else(|| panic!("no section for {}", lesson.label()));
         let section = &dom[start..];
         let section = &section[..section.find("</section>").unwrap()];
-        assert!(
-            section.contains("<svg") && section.contains("<rect"),
-            "{} has no chart",
-            lesson.label()
-        );
+        // Lesson 10's point is a count (each word of the pool written once), not a comparison,
+        // so it draws no chart (issue 66: a chart shows a comparison or is not drawn).
+        if lesson.number != 10 {
+            assert!(
+                section.contains("<svg") && section.contains("<rect"),
+                "{} has no chart",
+                lesson.label()
+            );
+        } else {
+            assert!(section.contains("traced at N = 64"), "{}", lesson.label());
+        }
         // Verified, or (lesson 11 without matrix units) not run here: never WRONG.
         assert!(
             section.contains("verified") || section.contains(">not run here<"),

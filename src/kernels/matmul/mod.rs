@@ -7,8 +7,9 @@
 //!
 //! Every variant is one file here and one line in `VARIANTS`: its shader, its planner
 //! candidates (what one workgroup of each uses, counted from the shader's declarations), how it
-//! launches and how many global loads it makes. Tests: `tests/matmul.rs` (answers) and `tests/matmul_plan.rs` (plans). Lessons: `lesson.rs`
-//! (examples `02_tiled_matmul`, `03_tile_from_limits`).
+//! launches and how many global loads it makes. Tests: `tests/matmul.rs` (answers) and
+//! `tests/matmul_plan.rs` (plans). Lessons: `lesson.rs` (examples `02_tiled_matmul`,
+//! `03_tile_from_limits`).
 
 mod api;
 pub mod blocked;

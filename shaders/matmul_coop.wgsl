@@ -27,8 +27,7 @@
 // store, and `coopLoadT` reads the fragments from them with strides counted in vec4s (a
 // cooperative load from an array of vectors counts in its elements, as SPIR-V's does). The
 // driver had already merged the four f16 stores of the scalar layout into one, but the vector
-// layout still ran 2–3% faster at 4096³–8192³ and 6% at 2048³ on the H100 (BENCHMARKS.md,
-// "What holds the f16 kernel"), its addressing simpler.
+// layout still ran faster, its addressing simpler (BENCHMARKS.md, "What holds the f16 kernel").
 // The global loads of every slice that lies wholly inside K are unmasked: their addresses are
 // computed once (`origins`), rows past M and columns past N clamped to the last one, so they only
 // ever reach rows and columns of C that are not stored. Only the slices at the end of K go

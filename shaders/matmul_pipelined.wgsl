@@ -341,9 +341,9 @@ fn pipelined_sk(@builtin(workgroup_id) wid: vec3<u32>,
         return;
     }
     // The two kinds of block store apart, each in its own loop: with the choice made inside one
-    // loop, for every row, NVIDIA's driver gave the 256×128×8 block 22 KiB of workgroup memory
-    // beyond its own (spilled registers, most likely) and ran its 4096³ in 3270 µs on the H100;
-    // this way 3052–3059, the 128×256 blocks level (BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory").
+    // loop, for every row, NVIDIA's driver spilled the 256×128×8 block's registers into workgroup
+    // memory and it ran slower than the 128×256 blocks (BENCHMARKS.md, "The f32 kernel is held by
+    // its reads of workgroup memory").
     if (t < p.sk_first) {
         store_block(&acc, 0u, row0, col0, lid);
         return;

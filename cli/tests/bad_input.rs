@@ -1,11 +1,7 @@
-//! What a user can get wrong, and what must never happen to what they have, through the
-//! `tilekit` binary: every case class of the hardening review has a test here.
+//! What a user can get wrong, through the `tilekit` binary: every case class of the hardening
+//! review has a test here or, for what must never happen to what a user has (outputs into
+//! special files, failed runs, unwritable places), in `outputs.rs`.
 //!
-//! - special files: `-o` into a device, a FIFO, a symlink (dangling too) writes through and
-//!   never replaces the node or the link with a file;
-//! - a failed or refused run leaves an existing output file as it was;
-//! - late output failures: a missing directory or a cache that cannot be written fails before
-//!   the work, not after it;
 //! - huge sizes: a typed error before any data is made (no abort, no gigabytes allocated);
 //! - a `.npy` header built to make a parser backtrack: refused at once, saying what is wrong;
 //! - cold caches: the time printed is never the first run's (which builds the pipelines);
@@ -15,230 +11,10 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn tilekit_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tilekit"));
-    c.args(args).env("RUST_BACKTRACE", "1");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
-}
-
-fn tilekit(args: &[&str]) -> Output {
-    tilekit_env(args, &[])
-}
-
-/// A scratch folder of its own, removed when the test ends (pass or fail).
-fn dir(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("tilekit-bad-{name}-"))
-        .tempdir()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Exit code 2 within `seconds`, one line on stderr containing `needle`, no panic.
-fn refused_within(args: &[&str], env: &[(&str, &str)], needle: &str, seconds: f64) {
-    let t = Instant::now();
-    let out = tilekit_env(args, env);
-    let took = t.elapsed();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: wanted {needle:?} in {err}");
-    assert!(err.lines().count() <= 2, "{args:?}: {err}");
-    assert!(
-        took < Duration::from_secs_f64(seconds),
-        "{args:?} took {took:?} to refuse"
-    );
-}
-
-/// The bytes of a 1-d `.npy` file of little-endian u32.
-fn npy_u32(values: &[u32]) -> Vec<u8> {
-    let dict = format!(
-        "{{'descr': '<u4', 'fortran_order': False, 'shape': ({},), }}",
-        values.len()
-    );
-    let total = (10 + dict.len() + 1).div_ceil(64) * 64;
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend(((total - 10) as u16).to_le_bytes());
-    out.extend(dict.as_bytes());
-    out.resize(total - 1, b' ');
-    out.push(b'\n');
-    for v in values {
-        out.extend(v.to_le_bytes());
-    }
-    out
-}
-
-/// What `run reverse 10 -o` writes: 9, 8, ..., 0 as uint32.
-fn reversed_ten() -> Vec<u8> {
-    npy_u32(&(0..10).rev().collect::<Vec<u32>>())
-}
-
-#[cfg(unix)]
-fn file_type(p: &Path) -> std::fs::FileType {
-    std::fs::symlink_metadata(p).unwrap().file_type()
-}
-
-#[cfg(unix)]
-#[test]
-fn output_into_a_device_writes_through_and_keeps_the_node() {
-    use std::os::unix::fs::FileTypeExt;
-    let scratch = dir("device");
-    let d = scratch.path();
-    // A device node of our own where we may make one (root): a test must not risk the machine's
-    // /dev/null. Without the right to make one, /dev/null cannot be replaced either.
-    let own = d.join("null");
-    let made = Command::new("mknod")
-        .args([s(&own), "c", "1", "3"])
-        .status()
-        .is_ok_and(|st| st.success());
-    let node = if made {
-        own
-    } else {
-        PathBuf::from("/dev/null")
-    };
-    let out = tilekit(&["run", "reverse", "100", "-o", s(&node)]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        file_type(&node).is_char_device(),
-        "{node:?} is no longer a device"
-    );
-}
-
-#[cfg(unix)]
-#[test]
-fn output_into_a_fifo_is_written_into_it() {
-    use std::os::unix::fs::FileTypeExt;
-    let scratch = dir("fifo");
-    let d = scratch.path();
-    let fifo = d.join("pipe.npy");
-    assert!(Command::new("mkfifo")
-        .arg(s(&fifo))
-        .status()
-        .unwrap()
-        .success());
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read(fifo).unwrap())
-    };
-    let out = tilekit(&["run", "reverse", "10", "-o", s(&fifo)]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(reader.join().unwrap(), reversed_ten());
-    assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
-}
-
-#[cfg(unix)]
-#[test]
-fn output_through_a_symlink_updates_its_target_and_keeps_the_link() {
-    let scratch = dir("link");
-    let d = scratch.path();
-    std::fs::write(d.join("target.npy"), b"old").unwrap();
-    std::os::unix::fs::symlink("target.npy", d.join("link.npy")).unwrap();
-    let out = tilekit(&["run", "reverse", "10", "-o", s(&d.join("link.npy"))]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(file_type(&d.join("link.npy")).is_symlink());
-    assert_eq!(std::fs::read(d.join("target.npy")).unwrap(), reversed_ten());
-    // A dangling link: its target is created, the link stays.
-    std::os::unix::fs::symlink("new.npy", d.join("dangling.npy")).unwrap();
-    let out = tilekit(&["run", "reverse", "10", "-o", s(&d.join("dangling.npy"))]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(file_type(&d.join("dangling.npy")).is_symlink());
-    assert_eq!(std::fs::read(d.join("new.npy")).unwrap(), reversed_ten());
-}
-
-#[test]
-fn a_failed_run_leaves_the_old_output_as_it_was() {
-    let scratch = dir("failed");
-    let d = scratch.path();
-    let out_path = d.join("out.npy");
-    std::fs::write(&out_path, b"the user's file").unwrap();
-    // Input errors after -o was accepted: an unreadable input, an empty min.
-    std::fs::write(d.join("bad.npy"), b"not numpy").unwrap();
-    std::fs::write(d.join("empty.npy"), npy_u32(&[])).unwrap();
-    for args in [
-        vec!["run", "reverse", "--input", s(&d.join("bad.npy"))],
-        vec![
-            "run",
-            "reduce",
-            "--op",
-            "min",
-            "--input",
-            s(&d.join("empty.npy")),
-        ],
-        vec!["run", "transpose", "100000", "100000"],
-    ] {
-        let mut a = args.clone();
-        a.extend(["-o", s(&out_path)]);
-        let out = tilekit(&a);
-        assert_eq!(out.status.code(), Some(2), "{a:?}: {}", stderr(&out));
-        assert_eq!(
-            std::fs::read(&out_path).unwrap(),
-            b"the user's file",
-            "{a:?}"
-        );
-    }
-    // No temporary file is left beside it.
-    assert_eq!(std::fs::read_dir(d).unwrap().count(), 3);
-}
-
-#[test]
-fn output_places_that_cannot_be_written_fail_before_the_work() {
-    let scratch = dir("late");
-    let d = scratch.path();
-    let missing = d.join("no/such/dir");
-    // Each would otherwise run for minutes on lavapipe before failing.
-    let x = |f: &str| s(&missing.join(f)).to_string();
-    refused_within(
-        &["tour", "--html", &x("tour.html")],
-        &[],
-        "directory does not exist",
-        10.0,
-    );
-    refused_within(
-        &["bench", "--quick", "--json", &x("b.json")],
-        &[],
-        "directory does not exist",
-        10.0,
-    );
-    refused_within(
-        &["bench", "--quick", "--html", &x("b.html")],
-        &[],
-        "directory does not exist",
-        10.0,
-    );
-    refused_within(
-        &["run", "reverse", "10", "-o", s(d)],
-        &[],
-        "is a directory",
-        10.0,
-    );
-    // A cache "directory" that is a file.
-    let file = d.join("a-file");
-    std::fs::write(&file, b"x").unwrap();
-    refused_within(
-        &["tune", "--quick"],
-        &[("TILEKIT_CACHE_DIR", s(&file))],
-        "a-file",
-        10.0,
-    );
-}
+use support::{dir, refused_within, s, stderr, tilekit, tilekit_env};
 
 #[test]
 fn huge_sizes_are_refused_before_any_data_is_made() {
@@ -529,20 +305,6 @@ fn an_on_off_variable_with_another_value_is_refused() {
 }
 
 #[test]
-fn two_outputs_on_one_path_are_refused_before_any_work() {
-    let d = dir("two-outputs");
-    let same = d.path().join("same.json");
-    let arg = s(&same);
-    refused_within(
-        &["bench", "--quick", "--json", arg, "--html", arg],
-        &[],
-        "is given for two outputs",
-        10.0,
-    );
-    assert!(!same.exists(), "nothing is written");
-}
-
-#[test]
 fn a_shader_file_that_never_ends_is_refused_at_its_cap() {
     refused_within(
         &["exercise", "check", "tiled-matmul", "/dev/zero"],
@@ -696,34 +458,6 @@ fn a_type_for_random_data_with_an_npy_input_is_refused() {
         "--type sets the element type of random data",
         10.0,
     );
-}
-
-/// A FIFO given as `-o` with no reader yet: the command says it waits, then writes when one
-/// comes.
-#[test]
-fn a_fifo_without_a_reader_is_said_to_wait() {
-    let scratch = dir("fifo-wait");
-    let fifo = scratch.path().join("pipe.npy");
-    assert!(Command::new("mkfifo")
-        .arg(s(&fifo))
-        .status()
-        .unwrap()
-        .success());
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(1500));
-            std::fs::read(fifo).unwrap()
-        })
-    };
-    let out = tilekit(&["run", "reverse", "10", "-o", s(&fifo)]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("waiting for a reader on the FIFO"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(reader.join().unwrap(), reversed_ten());
 }
 
 /// A tuning cache that cannot be read is ignored with one warning in the command's own words.

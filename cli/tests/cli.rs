@@ -5,29 +5,11 @@
 mod common;
 use common::npy;
 use common::random_f32;
+mod support;
 use std::path::Path;
 use std::process::{Command, Output};
+use support::{dir, s, tilekit};
 use tilekit::kernels::matmul;
-
-fn tilekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tilekit"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .unwrap()
-}
-
-/// A scratch folder of its own, removed when the test ends (pass or fail).
-fn dir(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("tilekit-cli-{name}-"))
-        .tempdir()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// `tilekit run matmul` on `d`'s a.npy and b.npy, writing c.npy there, with `extra` arguments.
 fn matmul_in(d: &Path, extra: &[&str]) -> Output {

@@ -2,27 +2,10 @@
 //! code 1, one JSON object with `--json`, SVG pictures that never replace a file tilekit did not
 //! write, and bad arguments refused in one line with exit code 2. The tracer needs no GPU.
 
+mod support;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn tilekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tilekit"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .unwrap()
-}
-
-fn dir(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("tilekit-trace-{name}-"))
-        .tempdir()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::process::Output;
+use support::{dir, s, tilekit};
 
 fn text(o: &Output) -> String {
     format!(

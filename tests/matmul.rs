@@ -17,19 +17,13 @@
 //! decisions, launched nothing, are in `matmul_plan.rs`.
 
 mod common;
-use common::{gpu, random_f32};
+use common::{block, gpu, random_f32};
 use proptest::prelude::*;
 use tilekit::kernels::matmul::{
     reference, verify, MatmulRun, Precision, Selection, Shape, Variant,
 };
 use tilekit::plan::Tile;
 use tilekit::{Limits, Planner};
-
-/// The pipelined kernel's block labelled `BMxBNxBK`, as a typed tile.
-fn block(label: &str) -> Tile {
-    let d: Vec<u32> = label.split('x').map(|x| x.parse().unwrap()).collect();
-    Tile::block(d[0], d[1], d[2])
-}
 
 /// The pipelined kernel in the 64×64×8 block.
 fn pipelined_64() -> Selection {

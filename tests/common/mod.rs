@@ -82,3 +82,29 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// A block labelled `BMxBNxBK` (the pipelined and cooperative kernels'), as a typed tile.
+pub fn block(label: &str) -> tilekit::plan::Tile {
+    let d: Vec<u32> = label.split('x').map(|x| x.parse().unwrap()).collect();
+    tilekit::plan::Tile::block(d[0], d[1], d[2])
+}
+
+/// A hand-written adapter's matmul properties: its cooperative-matrix configurations and
+/// subgroup sizes.
+pub fn caps(
+    coop: Vec<tilekit::gpu::CoopConfig>,
+    subgroup_sizes: [u32; 2],
+) -> tilekit::kernels::matmul::Caps {
+    tilekit::kernels::matmul::Caps {
+        coop,
+        subgroup_sizes,
+        adapter: "test adapter".into(),
+    }
+}
+
+/// The 4096³ square the f16 tests plan and run.
+pub const SQUARE: tilekit::kernels::matmul::Shape = tilekit::kernels::matmul::Shape {
+    m: 4096,
+    k: 4096,
+    n: 4096,
+};

@@ -184,19 +184,11 @@ pub(super) fn write<'m>(
             }
         }
     }
-    write_words(w, inv, ptr, words, how, site, true)
+    write_words(w, inv, ptr, words)
 }
 
 /// Stores `words` at `ptr` (the access already recorded).
-pub(super) fn write_words(
-    w: &mut World,
-    inv: &mut Inv,
-    ptr: Ptr,
-    words: &[u32],
-    _how: How,
-    _site: u32,
-    _recorded: bool,
-) -> R<()> {
+pub(super) fn write_words(w: &mut World, inv: &mut Inv, ptr: Ptr, words: &[u32]) -> R<()> {
     if ptr.out_of_bounds {
         return Ok(());
     }

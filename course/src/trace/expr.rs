@@ -230,7 +230,6 @@ pub(super) fn eval<'m>(
                 e,
                 &|x| Ok(fr.vals[x.index()].clone().expect("operand evaluated")),
                 &|x| fr.info[x].ty.inner_with(types),
-                &fr.fun.expressions,
             )?
         }
     })

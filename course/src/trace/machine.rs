@@ -199,7 +199,7 @@ pub(super) fn run<'m>(p: &Program<'m>, w: &mut World, inv: &mut Inv<'m>) -> R<St
                                 }
                             }
                         };
-                        write_words(w, inv, ptr, &[new], How::AtomicUpdate, site, false)?;
+                        write_words(w, inv, ptr, &[new])?;
                         if let Some(r) = result {
                             inv.frames[depth - 1].vals[r.index()] = Some(Val::from_words(&res));
                         }

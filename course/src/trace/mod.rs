@@ -395,7 +395,7 @@ pub fn trace_module(
                     // The epoch's bank requests and picture.
                     partial_warps += count_banks(&p, &w, &mut invs, &mut banks);
                     if w.keep_touches {
-                        epoch_pictures.push(picture::snapshot(&w, &p));
+                        epoch_pictures.push(picture::snapshot(&w));
                     }
                     w.epoch_touches.clear();
                     let waiting: Vec<usize> =
@@ -442,7 +442,7 @@ pub fn trace_module(
                 let raced = race_count(&w.findings) > races_before;
                 if w.keep_touches && (raced || number as u64 == per_group) {
                     pictured = wg;
-                    pictures = picture::assemble(&w, &p, epoch_pictures, size);
+                    pictures = picture::assemble(&w, epoch_pictures, size);
                 }
                 if raced {
                     // Keep the picture of the first workgroup with a race.

@@ -3,14 +3,13 @@
 //! command line writes it to a file and the page puts it in the document.
 
 use super::memory::Space;
-use super::program::Program;
 use super::state::World;
 use super::{Banks, EpochPicture};
 
 /// Per workgroup variable: each word's last writer this epoch and its readers.
 pub(super) type Snapshot = (Vec<Vec<Option<u32>>>, Vec<Vec<u32>>);
 
-pub(super) fn snapshot(w: &World, _p: &Program) -> Snapshot {
+pub(super) fn snapshot(w: &World) -> Snapshot {
     let vars: Vec<usize> = workgroup_vars(w);
     let mut writers: Vec<Vec<Option<u32>>> = vars
         .iter()
@@ -38,12 +37,7 @@ fn workgroup_vars(w: &World) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn assemble(
-    w: &World,
-    _p: &Program,
-    epochs: Vec<Snapshot>,
-    size: [u32; 3],
-) -> Vec<EpochPicture> {
+pub(super) fn assemble(w: &World, epochs: Vec<Snapshot>, size: [u32; 3]) -> Vec<EpochPicture> {
     let vars = workgroup_vars(w);
     vars.iter()
         .enumerate()

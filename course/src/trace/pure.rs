@@ -71,7 +71,6 @@ pub(super) fn pure<'a>(
     e: &Expression,
     get: &dyn Fn(Handle<Expression>) -> R<Val>,
     ty: &dyn Fn(Handle<Expression>) -> &'a TypeInner,
-    _arena: &naga::Arena<Expression>,
 ) -> R<Val> {
     Ok(match e {
         Expression::Literal(l) => literal(l)?,
@@ -335,7 +334,6 @@ pub(super) fn global_value(p: &mut Program, h: Handle<Expression>) -> R<Val> {
             }
         },
         _ => {
-            let module = p.module;
             let mut operands = Vec::new();
             let mut err = None;
             let mut each = |x: Handle<Expression>| {
@@ -356,7 +354,6 @@ pub(super) fn global_value(p: &mut Program, h: Handle<Expression>) -> R<Val> {
                 e,
                 &|x| Ok(this.consts[x.index()].clone().expect("operand evaluated")),
                 &|x| this.global_ty(x),
-                &module.global_expressions,
             )?
         }
     };

@@ -221,7 +221,6 @@ pub(super) fn eval_const_in<'m>(
                 e,
                 &|x| Ok(fr.vals[x.index()].clone().expect("operand evaluated")),
                 &|x| fr.info[x].ty.inner_with(types),
-                &fr.fun.expressions,
             )?
         }
     };

@@ -5,7 +5,7 @@
 //! asks for. A queued call is recorded and submitted without a wait (`src/queue.rs`).
 
 use crate::dispatch::Dispatch;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, Waiting};
 use crate::pipeline::Shader;
 use crate::pool::{Bind, BindKey, Timer};
 use crate::transfer::{map_mode, mapped};
@@ -326,7 +326,8 @@ impl Gpu {
             .as_ref()
             .map(|t| map_mode(&t.staging, wgpu::MapMode::Read));
         let data_rx = staging.as_ref().map(|s| map_mode(s, wgpu::MapMode::Read));
-        self.wait_for("the kernels", Some(index)).await?;
+        self.wait_for("the kernels", Some(index), Waiting::Kernels)
+            .await?;
         let wall = start.elapsed().as_secs_f64();
         // A back end that runs the work inside `submit` (wgpu's GL back end on llvmpipe) cannot
         // be interrupted; the call still ends in the timeout's error, late rather than never.
@@ -412,7 +413,8 @@ impl Gpu {
                 self.submit_one(enc.finish())
             })
             .await?;
-        self.wait_for("a buffer copy", Some(index)).await
+        self.wait_for("a buffer copy", Some(index), Waiting::Transfer)
+            .await
     }
 }
 

@@ -4,7 +4,7 @@
 //! back; several calls side by side, in rounds, so that a comparison of them is not a comparison
 //! of two moments of a drifting adapter; and how two measurements compare ([`Speed`]).
 
-use crate::gpu::Gpu;
+use crate::gpu::{Busy, Gpu, IDLE_SECONDS};
 use crate::launch::{copies, Clock};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,11 +21,12 @@ pub const SIDE_BY_SIDE_SECONDS: f64 = 0.25;
 /// The most rounds of a side-by-side measurement.
 const MAX_ROUNDS: usize = 256;
 
-/// Seconds without GPU work after which the clocks count as idle ([`Gpu::warm_up_seconds`]).
-pub(crate) const IDLE_SECONDS: f64 = 0.2;
-
-/// The warm-up after an idle stretch ([`Gpu::warm_up_seconds`]).
+/// The warm-up after an idle stretch: the kernel work a GPU needs to be back at speed
+/// ([`Gpu::warm_up_seconds`]).
 const IDLE_WARM_UP_SECONDS: f64 = 1.0;
+
+/// The shortest warm-up, when the GPU has been busy long enough ([`Gpu::warm_up_seconds`]).
+const BUSY_WARM_UP_SECONDS: f64 = 0.25;
 
 /// How long each timed submission of a call measured back to back keeps the GPU busy
 /// ([`Repeat::BackToBack`]).
@@ -43,6 +44,18 @@ fn back_to_back_copies(seconds: f64) -> u32 {
     (BUSY_SECONDS / seconds)
         .ceil()
         .clamp(1.0, MAX_COPIES as f64) as u32
+}
+
+/// The warm-up a GPU needs whose latest stretch of kernel work is `busy` (see
+/// [`Gpu::warm_up_seconds`]).
+fn warm_up_after(busy: Option<Busy>) -> f64 {
+    match busy {
+        Some(b) if b.last.elapsed().as_secs_f64() <= IDLE_SECONDS => {
+            let done = b.since.elapsed().as_secs_f64();
+            (IDLE_WARM_UP_SECONDS - done).clamp(BUSY_WARM_UP_SECONDS, IDLE_WARM_UP_SECONDS)
+        }
+        _ => IDLE_WARM_UP_SECONDS,
+    }
 }
 
 /// A run timed by [`Gpu::measure`]: the median run, and the fastest and slowest of the timed ones.
@@ -256,26 +269,16 @@ pub fn with_copies<R>(gpu: &Gpu, n: u32, f: impl FnOnce() -> R) -> R {
 
 impl Gpu {
     /// Seconds of back-to-back work before a measurement counts, decided before it starts. GPUs
-    /// lower their clocks when idle and raise them only after a stretch of sustained work, and a
-    /// warm-up too short measured the slow clock (BENCHMARKS.md, "Warm up by time"). So 1 s
-    /// after an idle stretch (over 0.2 s since the GPU last finished work, or none yet), 0.25 s
-    /// when it has just been busy (the tuner's trials, one bench case after another). Zero on CPU
-    /// adapters.
+    /// lower their clocks when idle and run slow until they have had a stretch of sustained
+    /// kernel work; an upload or a read in between does not bring them back (BENCHMARKS.md, "Warm
+    /// up by time"). So the warm-up tops the stretch of kernel work the GPU is in up to 1 s (all
+    /// of it when none ran in the last 0.2 s, or none yet), and lasts at least 0.25 s (the
+    /// tuner's trials, one bench case after another). Zero on CPU adapters.
     pub(crate) fn warm_up_seconds(&self) -> f64 {
         if self.is_cpu() {
             return 0.0;
         }
-        let idle = self
-            .last_work
-            .lock()
-            .ok()
-            .and_then(|t| *t)
-            .is_none_or(|t| t.elapsed().as_secs_f64() > IDLE_SECONDS);
-        if idle {
-            IDLE_WARM_UP_SECONDS
-        } else {
-            0.25
-        }
+        warm_up_after(self.busy.lock().ok().and_then(|b| *b))
     }
 
     /// Count the GPU as idle for the next measurement's warm-up, whatever its last wait saw:
@@ -284,8 +287,8 @@ impl Gpu {
     /// only: the tuner's first runs on several threads are its one caller.)
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn count_as_idle(&self) {
-        if let Ok(mut t) = self.last_work.lock() {
-            *t = None;
+        if let Ok(mut b) = self.busy.lock() {
+            *b = None;
         }
     }
 
@@ -429,6 +432,25 @@ mod tests {
         assert_eq!(back_to_back_copies(1e-7), MAX_COPIES);
         assert_eq!(back_to_back_copies(0.0), 1);
         assert_eq!(back_to_back_copies(f64::NAN), 1);
+    }
+
+    #[test]
+    fn the_warm_up_tops_the_stretch_of_kernel_work_up_to_a_second() {
+        let ago = |s: f64| Instant::now() - std::time::Duration::from_secs_f64(s);
+        let busy = |since: f64, last: f64| {
+            warm_up_after(Some(Busy {
+                since: ago(since),
+                last: ago(last),
+            }))
+        };
+        // No kernel work yet, or none for over 0.2 s: the whole second.
+        assert_eq!(warm_up_after(None), IDLE_WARM_UP_SECONDS);
+        assert_eq!(busy(5.0, 0.3), IDLE_WARM_UP_SECONDS);
+        // Kernels for 0.1 s after an idle gap (a fill, a first call): the rest of the second.
+        let rest = busy(0.1, 0.05);
+        assert!((0.85..=0.9).contains(&rest), "{rest}");
+        // Kernels for seconds (one bench case after another): the shortest warm-up.
+        assert_eq!(busy(5.0, 0.0), BUSY_WARM_UP_SECONDS);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! [`QUEUE_BATCH`] at a time: each submission and each compute pass costs both the host and the
 //! GPU time of their own (BENCHMARKS.md, "Queued products").
 
-use crate::gpu::{Gpu, Held};
+use crate::gpu::{Gpu, Held, Waiting};
 use crate::launch::{encode_steps, Step};
 use crate::Result;
 use std::sync::atomic::Ordering;
@@ -68,7 +68,8 @@ impl Gpu {
             .await?;
         match index {
             Some(i) if self.in_flight.load(Ordering::Relaxed) > QUEUED_HELD => {
-                self.wait_for("queued kernels", Some(i)).await
+                self.wait_for("queued kernels", Some(i), Waiting::Kernels)
+                    .await
             }
             _ => Ok(()),
         }
@@ -80,7 +81,8 @@ impl Gpu {
     pub fn synchronize<'a>(&'a self) -> crate::Call<'a, ()> {
         crate::Call::new(async move {
             self.submit_pending().await?;
-            self.wait_for("queued kernels", None).await
+            self.wait_for("queued kernels", None, Waiting::Kernels)
+                .await
         })
     }
 }

@@ -9,6 +9,7 @@
 //!
 //! Natively only: a browser's `writeBuffer` and `mapAsync` stage the data themselves.
 
+use crate::gpu::Waiting;
 use crate::pool::Way;
 use crate::{Error, Gpu, Result};
 
@@ -78,7 +79,7 @@ impl Slot {
     /// Wait until the GPU is done with this buffer and it is mapped again.
     async fn ready(&mut self, gpu: &Gpu, what: &str) -> Result<()> {
         if let Some((rx, index)) = self.busy.take() {
-            gpu.wait_for(what, Some(index)).await?;
+            gpu.wait_for(what, Some(index), Waiting::Transfer).await?;
             mapped(rx, what).await?;
         }
         Ok(())

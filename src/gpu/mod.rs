@@ -22,6 +22,25 @@ pub use adapter::{
 };
 pub(crate) use held::Held;
 
+/// Seconds without kernel work after which the GPU counts as idle ([`Gpu::warm_up_seconds`]).
+pub(crate) const IDLE_SECONDS: f64 = 0.2;
+
+/// A stretch of kernel work with no idle gap in it, as waits saw it: when the first of its
+/// waits returned, and when the latest did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Busy {
+    pub since: web_time::Instant,
+    pub last: web_time::Instant,
+}
+
+/// What a wait waits for: kernels, which count as work for the warm-up, or a transfer, which
+/// does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    Kernels,
+    Transfer,
+}
+
 /// How to open a [`Gpu`].
 #[derive(Clone, Debug, Default)]
 pub struct GpuOptions {
@@ -116,8 +135,9 @@ pub struct Gpu {
     pub(crate) pools: Pools,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub(crate) polling: Mutex<()>,
-    /// When a wait last saw the GPU finish work (None: not yet), for [`Gpu::warm_up_seconds`].
-    pub(crate) last_work: Mutex<Option<web_time::Instant>>,
+    /// The stretch of kernel work the GPU is in, as waits saw it (None: none yet), for
+    /// [`Gpu::warm_up_seconds`].
+    pub(crate) busy: Mutex<Option<Busy>>,
     /// Queued calls recorded and not yet submitted, in one compute pass ([`Gpu::enqueue`]).
     pub(crate) pending: Mutex<Option<Held>>,
     /// Submissions of queued calls the GPU has not yet finished, as far as wgpu last said
@@ -284,7 +304,7 @@ impl Gpu {
             pools: Pools::default(),
             lost,
             polling: Mutex::new(()),
-            last_work: Mutex::new(None),
+            busy: Mutex::new(None),
             pending: Mutex::new(None),
             in_flight: Default::default(),
             tuning: std::sync::OnceLock::new(),
@@ -439,10 +459,13 @@ impl Gpu {
         &self,
         what: &str,
         submission: Option<wgpu::SubmissionIndex>,
+        waiting: Waiting,
     ) -> Result<()> {
         #[cfg(not(target_arch = "wasm32"))]
         {
-            self.wait_polling(what, submission)
+            self.wait_polling(what, submission)?;
+            self.saw_finish(waiting);
+            Ok(())
         }
         // In a browser nothing can block: wait for the queue's promise. The browser ends a
         // kernel that runs away (its watchdog loses the device), which the lost check reports.
@@ -455,10 +478,31 @@ impl Gpu {
             });
             rx.receive().await;
             self.check_lost()?;
-            if let Ok(mut t) = self.last_work.lock() {
-                *t = Some(web_time::Instant::now());
-            }
+            self.saw_finish(waiting);
             Ok(())
+        }
+    }
+
+    /// Note that a wait saw `waiting` finish: kernels extend the stretch of work the GPU is
+    /// in, or start one after an idle gap; a transfer does not count. A copy engine's upload
+    /// leaves the multiprocessors and their memory traffic as idle as before, and a warm-up
+    /// judged by it was too short (BENCHMARKS.md, "Warm up by time").
+    fn saw_finish(&self, waiting: Waiting) {
+        if waiting != Waiting::Kernels {
+            return;
+        }
+        let now = web_time::Instant::now();
+        if let Ok(mut busy) = self.busy.lock() {
+            *busy = Some(match *busy {
+                Some(b) if now.duration_since(b.last).as_secs_f64() <= IDLE_SECONDS => Busy {
+                    since: b.since,
+                    last: now,
+                },
+                _ => Busy {
+                    since: now,
+                    last: now,
+                },
+            });
         }
     }
 
@@ -505,11 +549,6 @@ impl Gpu {
             let _ = self.device.poll(wgpu::PollType::Poll);
         }
         self.check_lost()?;
-        if r.is_ok() {
-            if let Ok(mut t) = self.last_work.lock() {
-                *t = Some(web_time::Instant::now());
-            }
-        }
         match r {
             Ok(_) => Ok(()),
             Err(wgpu::PollError::Timeout) => Err(Error::Timeout {

@@ -174,7 +174,7 @@ fn build_first(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
     })?;
-    if start.elapsed().as_secs_f64() > crate::measure::IDLE_SECONDS {
+    if start.elapsed().as_secs_f64() > crate::gpu::IDLE_SECONDS {
         gpu.count_as_idle();
     }
     Ok(())

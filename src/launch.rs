@@ -81,6 +81,8 @@ pub(crate) struct Step {
     /// Group 1: the loop-cap flag of a learner's watched shader.
     flag_group: Option<wgpu::BindGroup>,
     dispatch: Dispatch,
+    /// The grid's depth in workgroups (z): 1 but for a kernel of one's own ([`Gpu::dispatch`]).
+    depth: u32,
 }
 
 impl Step {
@@ -145,7 +147,13 @@ impl Step {
             bind_group,
             flag_group,
             dispatch,
+            depth: 1,
         })
+    }
+
+    /// The same step over `depth` layers of its grid (z).
+    pub(crate) fn deep(self, depth: u32) -> Step {
+        Step { depth, ..self }
     }
 }
 
@@ -446,7 +454,7 @@ pub(crate) fn encode_steps(pass: &mut wgpu::ComputePass<'_>, steps: &[Step], cop
             if let Some(g) = &s.flag_group {
                 pass.set_bind_group(1, g, &[]);
             }
-            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, 1);
+            pass.dispatch_workgroups(s.dispatch.x, s.dispatch.y, s.depth);
         }
     }
 }

@@ -31,6 +31,7 @@ mod call;
 pub mod ceiling;
 mod compile;
 mod convert;
+mod custom;
 mod dispatch;
 mod error;
 mod family;

@@ -84,12 +84,23 @@ fn every_solution_passes_and_is_timed_beside_tilekits() {
         let verdict = check(gpu(), &ex, ex.solution_source, "solution.wgsl");
         let text = verdict.render(&ex);
         if ex.traced_only() {
-            // Judged by the tracer alone: its counts beside the lesson's, equal.
-            let Verdict::TracedPassed { shapes, counts } = &verdict else {
+            // Traced with its counts beside the lesson's, equal, then run on the adapter.
+            let Verdict::TracedPassed {
+                shapes,
+                counts,
+                ran_on,
+            } = &verdict
+            else {
                 panic!("the solution of {} did not pass:\n{text}", ex.name);
             };
             assert!(
                 !shapes.is_empty() && counts.contains("(the lesson's)"),
+                "{text}"
+            );
+            let adapter = &gpu().summary;
+            assert_eq!(
+                ran_on,
+                &format!("{}, {}", adapter.name, adapter.backend),
                 "{text}"
             );
             continue;

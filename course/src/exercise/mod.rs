@@ -10,6 +10,7 @@
 mod bound;
 mod catalogue;
 mod judge;
+mod own;
 pub mod traced;
 mod uniformity;
 pub use bound::bound_loops;
@@ -66,7 +67,8 @@ pub struct Exercise {
     pub solution: &'static str,
     /// Its text.
     pub solution_source: &'static str,
-    /// The library module the learner's file replaces.
+    /// The library module the learner's file replaces (for an exercise with no library
+    /// kernel, its own name: the solution runs under it as a kernel of one's own).
     pub module: &'static str,
     /// The hint when a shape that is a multiple of every tile fails (the tracer found no race,
     /// so the index arithmetic).
@@ -85,8 +87,9 @@ pub struct Exercise {
 }
 
 impl Exercise {
-    /// Whether the tracer alone judges it (no GPU run: its kernel has no host code in the
-    /// library; the traced output is compared with the CPU reference).
+    /// Whether the tracer judges it with no library kernel beside it: its kernel has no host
+    /// code in the library, so it runs at the traced shapes as a kernel of one's own
+    /// (`Gpu::dispatch`) and is not timed.
     pub fn traced_only(&self) -> bool {
         self.speed.is_none()
     }
@@ -105,13 +108,15 @@ pub enum Verdict {
         /// learner's file is (wgpu's runtime checks on, every loop bounded).
         tilekits: tilekit::Measured<()>,
     },
-    /// Judged by the tracer alone (an exercise with no GPU host code): right at every shape, no
-    /// mistake found, and the counts the lesson asks for.
+    /// An exercise with no library kernel to time against: traced right at every shape, no
+    /// mistake found, the counts the lesson asks for, and the same output on the adapter.
     TracedPassed {
-        /// Shapes traced.
+        /// Shapes traced, and run.
         shapes: Vec<String>,
         /// Yours against the lesson's, in a sentence.
         counts: String,
+        /// The adapter the shapes ran on.
+        ran_on: String,
     },
     /// naga's message with the file and line, or a barrier in non-uniform control flow.
     DoesNotCompile(String),
@@ -179,8 +184,12 @@ impl Verdict {
                     yours.against(tilekits).than("tilekit's")
                 )
             }
-            Verdict::TracedPassed { shapes, counts } => format!(
-                "{}: passed at {} (traced: no race, no index out of bounds, the output exact)\n{counts}",
+            Verdict::TracedPassed {
+                shapes,
+                counts,
+                ran_on,
+            } => format!(
+                "{}: passed at {} (traced: no race, no index out of bounds, the output exact; run on {ran_on}: the same output)\n{counts}",
                 ex.name,
                 shapes.join(", ")
             ),
@@ -402,9 +411,15 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         Ok(counts) => counts,
     };
     let Some(speed) = ex.speed else {
+        // No library kernel to time it against: the learner's file runs as a kernel of one's
+        // own at the traced shapes, and must leave the same output on this GPU.
+        if let Some(v) = own::run_traced(gpu, ex, &module, source).await {
+            return v;
+        }
         return Verdict::TracedPassed {
             shapes: (ex.traces)().into_iter().map(|c| c.shape).collect(),
             counts,
+            ran_on: adapter(gpu),
         };
     };
     let cases = (ex.cases)(gpu);
@@ -487,6 +502,12 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
         }
         Err(e) => Verdict::Failed(e.to_string()),
     }
+}
+
+/// The adapter as a verdict names it: its name and back end ("llvmpipe (LLVM 15.0.6, 256 bits),
+/// Vulkan"), since lavapipe and llvmpipe's GL share the name.
+fn adapter(gpu: &Gpu) -> String {
+    format!("{}, {}", gpu.summary.name, gpu.summary.backend)
 }
 
 /// Findings a verdict shows: the first mistakes, not a wall of them.

@@ -1,0 +1,91 @@
+//! A kernel of one's own: any WGSL compute entry point run once with one's own buffers, as wgpu's
+//! `hello_compute` does, through tilekit's pipeline cache, bind-group cache, timing and GPU
+//! timeout. `tilekit exercise check` runs the exercises that have no library kernel this way.
+
+use crate::dispatch::Dispatch;
+use crate::launch::{Step, Timing};
+use crate::pipeline::Shader;
+use crate::pool::{Bind, Uniform};
+use crate::{Error, Gpu, Result};
+
+impl Gpu {
+    /// Run `entry` of `shader` once over a grid of `workgroups` (x, y, z) and time it: its
+    /// override constants set from `constants` (name, value), `buffers` bound to group 0
+    /// (binding number, and [`crate::DeviceBuffer::bind`] for a `var<storage>` or
+    /// [`Gpu::params`]' `bind` for a `var<uniform>`). The grid is checked against the adapter's
+    /// `max_compute_workgroups_per_dimension` before anything is built; a binding the shader
+    /// does not declare, or declares otherwise, is wgpu's error, as [`Error::Gpu`].
+    ///
+    /// ```no_run
+    /// # fn main() -> tilekit::Result<()> {
+    /// let gpu = tilekit::Gpu::new().wait()?;
+    /// let shader = tilekit::Shader::owned(
+    ///     "double",
+    ///     "@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+    ///      @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3<u32>) {
+    ///          if (i.x < arrayLength(&x)) { x[i.x] = 2.0 * x[i.x]; }
+    ///      }",
+    /// );
+    /// let x = gpu.upload("x", &[1.0f32, 2.0, 3.0]).wait()?;
+    /// gpu.dispatch(&shader, "main", &[], &[(0, x.bind())], [1, 1, 1]).wait()?;
+    /// assert_eq!(gpu.read(&x).wait()?, [2.0, 4.0, 6.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn dispatch<'a>(
+        &'a self,
+        shader: &'a Shader,
+        entry: &'a str,
+        constants: &'a [(String, f64)],
+        buffers: &'a [(u32, Bind<'a>)],
+        workgroups: [u32; 3],
+    ) -> crate::Call<'a, Timing> {
+        crate::Call::new(async move {
+            let most = self.limits().max_compute_workgroups_per_dimension;
+            for (axis, &n) in ["x", "y", "z"].iter().zip(&workgroups) {
+                if n == 0 {
+                    return Err(Error::zero(format!(
+                        "the workgroups of {entry} along {axis}"
+                    )));
+                }
+                if n > most {
+                    return Err(Error::OutOfRange {
+                        what: format!("the workgroups of {entry} along {axis}"),
+                        value: n.to_string(),
+                        limit: format!(
+                            "the adapter's max_compute_workgroups_per_dimension of {most}"
+                        ),
+                    });
+                }
+            }
+            let [x, y, z] = workgroups;
+            let grid = Dispatch {
+                count: x.saturating_mul(y),
+                x,
+                y,
+            };
+            let pipeline = self.pipeline(shader, entry, constants).await?;
+            let step = Step::new(self, &pipeline, buffers, grid).await?.deep(z);
+            self.execute(&[step]).await
+        })
+    }
+
+    /// A uniform block holding `value` (a kernel's parameters, for a `var<uniform>` struct of
+    /// [`Gpu::dispatch`]), shared with every call that passes the same bytes. Its size is checked
+    /// against the adapter's `max_uniform_buffer_binding_size`.
+    pub fn params<T: bytemuck::Pod>(&self, value: &[T]) -> Result<Uniform> {
+        let bytes: &[u8] = bytemuck::cast_slice(value);
+        let limit = self.device.limits().max_uniform_buffer_binding_size;
+        if bytes.is_empty() {
+            return Err(Error::zero("a uniform block's size in bytes"));
+        }
+        if bytes.len() as u64 > limit {
+            return Err(Error::BufferTooLarge {
+                what: "a uniform block".into(),
+                bytes: bytes.len() as u64,
+                limit_name: "max_uniform_buffer_binding_size",
+                limit,
+            });
+        }
+        Ok(self.pools.inner.uniform(&self.device, bytes))
+    }
+}

@@ -1,0 +1,133 @@
+//! A kernel of one's own (`Gpu::dispatch`, `Gpu::params`): a WGSL entry point run with one's own
+//! buffers over an x, y, z grid, against a CPU reference; and what is refused before it runs.
+
+mod common;
+use common::{gpu, random_f32};
+use tilekit::{Error, Shader, POISON};
+
+/// out[i] = scale · a[i] + z over an nx × ny × nz box, workgroups of 8 × 4 × 1; every index
+/// guarded, since the grid overhangs a ragged box.
+const SCALE_BY_LAYER: &str = "
+struct Params { nx: u32, ny: u32, nz: u32, scale: f32 }
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(8, 4, 1)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x >= p.nx || g.y >= p.ny || g.z >= p.nz) { return; }
+    let i = (g.z * p.ny + g.y) * p.nx + g.x;
+    out[i] = p.scale * a[i] + f32(g.z);
+}";
+
+fn shader() -> Shader {
+    Shader::owned("tests/scale_by_layer", SCALE_BY_LAYER)
+}
+
+#[test]
+fn a_kernel_of_ones_own_runs_over_an_x_y_z_grid() {
+    let g = gpu();
+    let (nx, ny, nz) = (37u32, 5u32, 3u32);
+    let n = (nx * ny * nz) as usize;
+    let a = random_f32(n, 41);
+    let da = g.upload("a", &a).wait().unwrap();
+    let out = g
+        .upload("out", &vec![f32::from_bits(POISON); n])
+        .wait()
+        .unwrap();
+    let scale = 1.5f32;
+    let params = g.params(&[nx, ny, nz, scale.to_bits()]).unwrap();
+    let grid = [nx.div_ceil(8), ny.div_ceil(4), nz];
+    g.dispatch(
+        &shader(),
+        "main",
+        &[],
+        &[(0, da.bind()), (1, out.bind()), (2, params.bind())],
+        grid,
+    )
+    .wait()
+    .unwrap();
+    let got = g.read(&out).wait().unwrap();
+    for (i, (&x, &y)) in a.iter().zip(&got).enumerate() {
+        let z = i / (nx * ny) as usize;
+        let want = scale as f64 * x as f64 + z as f64;
+        assert!(
+            (y as f64 - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "element {i}: got {y}, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn a_grid_over_the_adapters_limit_is_refused_before_anything_is_built() {
+    let g = gpu();
+    let most = g.limits().max_compute_workgroups_per_dimension;
+    let out = g.alloc::<f32>("out", 4).wait().unwrap();
+    let err = g
+        .dispatch(&shader(), "main", &[], &[(1, out.bind())], [1, most + 1, 1])
+        .wait()
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(err, Error::OutOfRange { .. })
+            && message.contains(&(most + 1).to_string())
+            && message.contains("max_compute_workgroups_per_dimension")
+            && message.contains("along y"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_grid_without_workgroups_is_refused() {
+    let g = gpu();
+    let out = g.alloc::<f32>("out", 4).wait().unwrap();
+    let err = g
+        .dispatch(&shader(), "main", &[], &[(1, out.bind())], [1, 1, 0])
+        .wait()
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ZeroSize { what } if what.contains("along z")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_uniform_block_over_the_adapters_limit_is_refused() {
+    let g = gpu();
+    let words = vec![0u32; (1 << 20) / 4];
+    let err = g.params(&words).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::BufferTooLarge {
+                limit_name: "max_uniform_buffer_binding_size",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_binding_the_shader_does_not_declare_is_wgpus_error_typed() {
+    let g = gpu();
+    let n = 8;
+    let a = g.upload("a", &random_f32(n, 42)).wait().unwrap();
+    let out = g.alloc::<f32>("out", n).wait().unwrap();
+    let params = g.params(&[2u32, 2, 2, 0]).unwrap();
+    let err = g
+        .dispatch(
+            &shader(),
+            "main",
+            &[],
+            &[
+                (0, a.bind()),
+                (1, out.bind()),
+                (2, params.bind()),
+                (7, a.bind()),
+            ],
+            [1, 1, 1],
+        )
+        .wait()
+        .unwrap_err();
+    assert!(matches!(err, Error::Gpu { .. }), "{err}");
+}

@@ -2,8 +2,8 @@
 //! shapes, beside the lesson's own kernel at the same shapes. A race, an index out of bounds or
 //! an unwritten read fails the check with the report; so does a kernel that reads global memory,
 //! writes workgroup memory, serialises on banks or leaves warps partly idle clearly more than
-//! the lesson's (its counts side by side). Exercises with no GPU host code are judged here alone,
-//! their traced output against the CPU reference.
+//! the lesson's (its counts side by side). For exercises with no library kernel the traced
+//! output is compared with the CPU reference here, before they run on the adapter (`own.rs`).
 
 use super::{Exercise, Verdict};
 

@@ -504,10 +504,16 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     }
 }
 
-/// The adapter as a verdict names it: its name and back end ("llvmpipe (LLVM 15.0.6, 256 bits),
-/// Vulkan"), since lavapipe and llvmpipe's GL share the name.
+/// The adapter as a verdict names it: its name and back end ("llvmpipe (LLVM 15.0.6, 256 bits)
+/// through Vulkan"), since lavapipe and llvmpipe's GL share the name.
 fn adapter(gpu: &Gpu) -> String {
-    format!("{}, {}", gpu.summary.name, gpu.summary.backend)
+    let backend = match gpu.summary.backend.as_str() {
+        "Gl" => "OpenGL",
+        "BrowserWebGpu" => "the browser's WebGPU",
+        "Dx12" => "DX12",
+        other => other,
+    };
+    format!("{} through {backend}", gpu.summary.name)
 }
 
 /// Findings a verdict shows: the first mistakes, not a wall of them.

@@ -11,7 +11,8 @@ pub struct TraceCase {
     pub shape: String,
     /// What the tracer runs.
     pub setup: Setup,
-    /// For an exercise the tracer alone judges: the output buffer the CPU reference gives.
+    /// For an exercise with no library kernel: the output buffer the CPU reference gives, which
+    /// the trace and then the run on the adapter must leave.
     pub expect: Option<Expected>,
 }
 

@@ -147,14 +147,7 @@ fn small_m(
         let (da, dc, bs) = match reuse {
             Some(buffers) => buffers,
             None => {
-                let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 1)
-                    .iter()
-                    .map(|x| f16::from_f32(*x))
-                    .collect();
-                let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 2)
-                    .iter()
-                    .map(|x| f16::from_f32(*x))
-                    .collect();
+                let (a, b) = (halves(m * k, 1), halves(k * n, 2));
                 let da = gpu.upload("A", &a).wait().unwrap();
                 let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
                 let bs: Vec<_> = (0..copies)
@@ -202,14 +195,7 @@ fn small_m(
 fn sweep(gpu: &Gpu) {
     for (m, k, n) in [(1usize, 11008usize, 4096usize), (1, 1600, 50257)] {
         let shape = Shape::new(m, k, n).unwrap();
-        let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 1)
-            .iter()
-            .map(|x| f16::from_f32(*x))
-            .collect();
-        let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 2)
-            .iter()
-            .map(|x| f16::from_f32(*x))
-            .collect();
+        let (a, b) = (halves(m * k, 1), halves(k * n, 2));
         let da = gpu.upload("A", &a).wait().unwrap();
         let db = gpu.upload("B", &b).wait().unwrap();
         let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
@@ -312,17 +298,7 @@ fn ceilings(gpu: &Gpu, which: &str) {
 
 fn flows(gpu: &Gpu, m: usize, k: usize, n: usize, flow: &str) {
     let shape = Shape::new(m, k, n).unwrap();
-    let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 7)
-        .iter()
-        .map(|x| f16::from_f32(*x))
-        .collect();
-    let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 8)
-        .iter()
-        .map(|x| f16::from_f32(*x))
-        .collect();
-    let da = gpu.upload("A", &a).wait().unwrap();
-    let db = gpu.upload("B", &b).wait().unwrap();
-    let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+    let (a, b, da, db, dc) = operands(gpu, m, k, n);
     let sel = Selection::Auto;
     let call = || {
         gpu.matmul_on_device(&da, &db, &dc, shape, &sel)
@@ -414,7 +390,8 @@ fn flows(gpu: &Gpu, m: usize, k: usize, n: usize, flow: &str) {
     println!("  then: same {same:.1}, fresh B {fresh_b:.1}, fresh A and C {fresh_ac:.1}, same again {again:.1} µs");
 }
 
-/// The f32 unseen shapes' operands, made and dropped as `bench` makes them when its filter names
+/// The f32 unseen shapes' operands (`UNSEEN` of `cli/src/bench/matmul.rs`, private to the
+/// command), made and dropped as `bench` made them before its filter skipped them when it names
 /// one f16 case (`data`: random values uploaded; else buffers allocated only).
 fn churn(gpu: &Gpu, data: bool) {
     let start = std::time::Instant::now();
@@ -466,17 +443,7 @@ fn trajectory(gpu: &Gpu, m: usize, k: usize, n: usize) {
         .and_then(|c| c.parse().ok())
         .unwrap_or(5.0);
     let shape = Shape::new(m, k, n).unwrap();
-    let a: Vec<f16> = tilekit::random::uniform_f32(m * k, 7)
-        .iter()
-        .map(|x| f16::from_f32(*x))
-        .collect();
-    let b: Vec<f16> = tilekit::random::uniform_f32(k * n, 8)
-        .iter()
-        .map(|x| f16::from_f32(*x))
-        .collect();
-    let da = gpu.upload("A", &a).wait().unwrap();
-    let db = gpu.upload("B", &b).wait().unwrap();
-    let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+    let (_, _, da, db, dc) = operands(gpu, m, k, n);
     let sel = Selection::Auto;
     let call = || {
         gpu.matmul_on_device(&da, &db, &dc, shape, &sel)
@@ -524,4 +491,23 @@ fn trajectory(gpu: &Gpu, m: usize, k: usize, n: usize) {
         line += &format!(" {:.1}", v[v.len() / 2] * 1e6);
     }
     println!("{line}");
+}
+
+/// n random f16 values in [-1, 1) from `seed`.
+fn halves(n: usize, seed: u64) -> Vec<f16> {
+    tilekit::random::uniform_f32(n, seed)
+        .iter()
+        .map(|x| f16::from_f32(*x))
+        .collect()
+}
+
+type F16 = tilekit::DeviceBuffer<f16>;
+
+/// The bench's f16 operands of an m×k×n product (its seeds, 7 and 8), uploaded, and a C.
+fn operands(gpu: &Gpu, m: usize, k: usize, n: usize) -> (Vec<f16>, Vec<f16>, F16, F16, F16) {
+    let (a, b) = (halves(m * k, 7), halves(k * n, 8));
+    let da = gpu.upload("A", &a).wait().unwrap();
+    let db = gpu.upload("B", &b).wait().unwrap();
+    let dc = gpu.alloc::<f16>("C", m * n).wait().unwrap();
+    (a, b, da, db, dc)
 }

@@ -8,7 +8,7 @@
 // 2. Register prefetch, two slices ahead: the global loads of slice s+2 are issued before the
 //    multiply-adds of slice s and stored to workgroup memory only after those of slice s+1, so
 //    their latency hides behind two slices of arithmetic (one slice was not enough on the H100:
-//    BENCHMARKS.md, "reading the compiled code").
+//    BENCHMARKS.md, "The f32 kernel is held by its reads of workgroup memory").
 // 3. 128-bit reads of workgroup memory: each invocation's 8×8 register tile is two 4-wide halves
 //    of rows and of columns (rows 4·ty.. and BM/2 + 4·ty.., columns likewise), so every read of
 //    `a_s`/`b_s` is one vec4 and eight neighbouring invocations read 128 consecutive bytes (no

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tilekit's chosen f16 matmul beside PyTorch's (cuBLAS, CUDA events, median of 20) on shapes
-# beyond the bench's f16 set, in one session on the GPU machine (BENCHMARKS.md, "split K by
+# beyond the bench's f16 set, in one session on the GPU machine (BENCHMARKS.md, "Split of K by
 # waves"). Needs the release binary in .devbin/ and the Vulkan loader in .gl/:
 #   cargo build --release && cp target/release/tilekit .devbin/
 #   bash scripts/device/shapes16.sh > shapes16.txt

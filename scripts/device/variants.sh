@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Each variant's planned run of each shape, in fresh processes with no tuning cache and no
 # measured defaults (the planner's own tile for that variant): where one kernel overtakes another
-# as M grows (BENCHMARKS.md, "the small-M crossover"). Needs .devbin/ and .gl/ as gemv_tiles.sh:
+# as M grows (BENCHMARKS.md, "The small-M kernel"). Needs .devbin/ and .gl/ as gemv_tiles.sh:
 #   SHAPES="2 4096 4096;8 14336 4096" VARIANTS="f16:coop f16:gemv-f16 f32:pipelined f32:gemv" \
 #     bash scripts/device/variants.sh > variants.txt
 set -euo pipefail

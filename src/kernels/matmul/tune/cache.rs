@@ -208,8 +208,8 @@ pub(crate) fn load(gpu: &Gpu) -> Tuning {
 /// Winners `tilekit tune` measured on one GPU, shipped with tilekit for every adapter of its
 /// device profile that has no tuning cache of its own (`chosen_by: measured`). The planner's
 /// score is a model (reuse and residency, or the wave model's estimate); on a real GPU the
-/// fastest tile for a bucket can differ (BENCHMARKS.md, "the split of K decided by the
-/// planner"), and a user who never runs `tilekit tune` should still get it.
+/// fastest tile for a bucket can differ (BENCHMARKS.md, "Measured rates for the
+/// wave model"), and a user who never runs `tilekit tune` should still get it.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Measured {
     /// The device profile it applies to (`hopper`).

@@ -484,9 +484,9 @@ impl Gpu {
     }
 
     /// Note that a wait saw `waiting` finish: kernels extend the stretch of work the GPU is
-    /// in, or start one after an idle gap; a transfer does not count. A copy engine's upload
-    /// leaves the multiprocessors and their memory traffic as idle as before, and a warm-up
-    /// judged by it was too short (BENCHMARKS.md, "Warm up by time").
+    /// in, or start one after an idle gap; a transfer does not count. An upload did not bring an
+    /// idle GPU back to speed, and a warm-up that counted it was too short (BENCHMARKS.md, "Warm
+    /// up by time").
     fn saw_finish(&self, waiting: Waiting) {
         if waiting != Waiting::Kernels {
             return;

@@ -150,8 +150,8 @@ impl<T: Pod> DeviceBuffer<T> {
     /// For binding to a tilekit kernel.
     pub fn bind(&self) -> Bind<'_> {
         Bind {
-            id: self.id,
-            buffer: &self.buffer,
+            data: Some(self.bytes().div_ceil(4) * 4),
+            ..Bind::whole(self.id, &self.buffer)
         }
     }
 }

@@ -12,7 +12,8 @@ impl Gpu {
     /// Run `entry` of `shader` once over a grid of `workgroups` (x, y, z) and time it: its
     /// override constants set from `constants` (name, value), `buffers` bound to group 0
     /// (binding number, and [`crate::DeviceBuffer::bind`] for a `var<storage>` or
-    /// [`Gpu::params`]' `bind` for a `var<uniform>`). The grid is checked against the adapter's
+    /// [`Gpu::params`]' `bind` for a `var<uniform>`), each to its data alone, so that
+    /// `arrayLength` is the length uploaded. The grid is checked against the adapter's
     /// `max_compute_workgroups_per_dimension` before anything is built; a binding the shader
     /// does not declare, or declares otherwise, is wgpu's error, as [`Error::Gpu`].
     ///
@@ -63,8 +64,12 @@ impl Gpu {
                 x,
                 y,
             };
+            // Each buffer bound to its data alone: `arrayLength` is the length uploaded, not
+            // the buffer's padding.
+            let exact: Vec<(u32, Bind<'_>)> =
+                buffers.iter().map(|(i, b)| (*i, b.exact())).collect();
             let pipeline = self.pipeline(shader, entry, constants).await?;
-            let step = Step::new(self, &pipeline, buffers, grid).await?.deep(z);
+            let step = Step::new(self, &pipeline, &exact, grid).await?.deep(z);
             self.execute(&[step]).await
         })
     }

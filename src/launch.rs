@@ -107,7 +107,16 @@ impl Step {
                     .iter()
                     .map(|(binding, b)| wgpu::BindGroupEntry {
                         binding: *binding,
-                        resource: b.buffer.as_entire_binding(),
+                        resource: match (b.exact, b.data.and_then(wgpu::BufferSize::new)) {
+                            (true, Some(size)) => {
+                                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: b.buffer,
+                                    offset: 0,
+                                    size: Some(size),
+                                })
+                            }
+                            _ => b.buffer.as_entire_binding(),
+                        },
                     })
                     .collect();
                 let b = gpu

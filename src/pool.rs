@@ -52,12 +52,38 @@ pub(crate) fn next_id() -> u64 {
 pub struct Bind<'a> {
     pub(crate) id: u64,
     pub(crate) buffer: &'a wgpu::Buffer,
+    /// The bytes its data takes, rounded up to a word, where tilekit knows them (a
+    /// [`crate::DeviceBuffer`], whose buffer is padded to 16 bytes).
+    pub(crate) data: Option<u64>,
+    /// Bind only the data's bytes, so that the kernel's `arrayLength` is the data's length (a
+    /// kernel of one's own, [`crate::Gpu::dispatch`]); tilekit's kernels see the whole buffer.
+    pub(crate) exact: bool,
 }
 
 impl<'a> Bind<'a> {
     /// A buffer tilekit did not create (a caller's own): bound as is, its bind groups not cached.
     pub fn raw(buffer: &'a wgpu::Buffer) -> Bind<'a> {
-        Bind { id: 0, buffer }
+        Bind::whole(0, buffer)
+    }
+
+    /// The whole of `buffer`, known to tilekit as `id`.
+    pub(crate) fn whole(id: u64, buffer: &'a wgpu::Buffer) -> Bind<'a> {
+        Bind {
+            id,
+            buffer,
+            data: None,
+            exact: false,
+        }
+    }
+
+    /// The same buffer bound to its data's bytes only (see `exact`); its bind groups are not
+    /// cached, since the same buffer bound whole may share the pipeline.
+    pub(crate) fn exact(self) -> Bind<'a> {
+        Bind {
+            id: 0,
+            exact: true,
+            ..self
+        }
     }
 }
 
@@ -71,10 +97,7 @@ pub struct Uniform {
 impl Uniform {
     /// For binding.
     pub fn bind(&self) -> Bind<'_> {
-        Bind {
-            id: self.id,
-            buffer: &self.buffer,
-        }
+        Bind::whole(self.id, &self.buffer)
     }
 }
 

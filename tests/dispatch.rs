@@ -131,3 +131,27 @@ fn a_binding_the_shader_does_not_declare_is_wgpus_error_typed() {
         .unwrap_err();
     assert!(matches!(err, Error::Gpu { .. }), "{err}");
 }
+
+#[test]
+fn array_length_is_the_length_uploaded_not_the_buffers_padding() {
+    // tilekit pads buffers to 16 bytes: 3 floats live in a buffer of 4.
+    let g = gpu();
+    let shader = Shader::owned(
+        "tests/array_length",
+        "@group(0) @binding(0) var<storage, read> x: array<f32>;
+         @group(0) @binding(1) var<storage, read_write> n: array<u32>;
+         @compute @workgroup_size(1) fn main() { n[0] = arrayLength(&x); n[1] = arrayLength(&n); }",
+    );
+    let x = g.upload("x", &[1.0f32, 2.0, 3.0]).wait().unwrap();
+    let n = g.upload("n", &[POISON; 5]).wait().unwrap();
+    g.dispatch(
+        &shader,
+        "main",
+        &[],
+        &[(0, x.bind()), (1, n.bind())],
+        [1, 1, 1],
+    )
+    .wait()
+    .unwrap();
+    assert_eq!(g.read(&n).wait().unwrap()[..2], [3, 5]);
+}

@@ -24,10 +24,7 @@ pub(crate) struct Tally {
 
 impl Tally {
     pub(crate) fn bind(&self) -> Bind<'_> {
-        Bind {
-            id: self.buffer.id,
-            buffer: &self.buffer.buffer,
-        }
+        Bind::whole(self.buffer.id, &self.buffer.buffer)
     }
 }
 

@@ -156,6 +156,10 @@ pub struct TraceArgs {
     /// folder (made if missing; existing files of the same names are replaced).
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
+    /// After a clean trace, run the kernel on the adapter with the same buffers and compare what
+    /// it leaves with what the trace left (f32 within a relative 1e-5, other words exactly).
+    #[arg(long)]
+    pub run: bool,
 }
 
 /// `tilekit run <kernel>`: one subcommand per registered family command.

@@ -53,7 +53,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             json,
             html,
         } => commands::tour(&g, quick, full, json, html),
-        Command::Trace(a) => trace::trace(a),
+        Command::Trace(a) => trace::trace(g.options(), a),
         Command::Exercise { action } => commands::exercise(&g, action),
         Command::Tune { quick, json } => commands::tune(&g, quick, json),
     }

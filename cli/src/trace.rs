@@ -207,9 +207,80 @@ pub fn write_svgs(report: &Report, dir: &Path, path: &str) -> Result<Vec<PathBuf
     Ok(files.into_iter().map(|(f, _)| f).collect())
 }
 
-/// `tilekit trace`: exit 0 when the trace found nothing, 1 when it found a mistake, 2 on bad
-/// input (or a kernel the tracer does not run).
-pub fn trace(a: TraceArgs) -> Result<(), Fail> {
+/// What `--run` found: the adapter, and the GPU's buffers against the trace's (`None`: not run,
+/// because the trace found a mistake and the GPU's answer would be one schedule's).
+struct Ran {
+    adapter: String,
+    agreement: Option<trace::Agreement>,
+}
+
+impl Ran {
+    fn render(&self) -> String {
+        match &self.agreement {
+            None => format!(
+                "not run on {}: the trace found mistakes, and what a racy kernel leaves depends on the GPU's schedule",
+                self.adapter
+            ),
+            Some(a) => match &a.difference {
+                None => format!(
+                    "ran on {}: the same {} words as the trace (f32 within a relative {:e}; the largest difference {:.1e})",
+                    self.adapter,
+                    a.compared,
+                    trace::F32_TOLERANCE,
+                    a.largest_f32_difference
+                ),
+                Some(d) => format!(
+                    "ran on {}: {}[{}] is {}, where the trace left {}",
+                    self.adapter, d.variable, d.index, d.ran, d.traced
+                ),
+            },
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "adapter": self.adapter,
+            "ran": self.agreement.is_some(),
+            "same": self.agreement.as_ref().map(|a| a.difference.is_none()),
+            "agreement": self.agreement,
+        })
+    }
+}
+
+/// `--run`: the traced kernel on the adapter the global options pick, with the setup's buffers
+/// (runtime checks on).
+fn run_on_gpu(
+    options: tilekit::GpuOptions,
+    source: &str,
+    path: &str,
+    setup: &Setup,
+    report: &Report,
+) -> Result<Ran, Fail> {
+    let gpu = tilekit::Gpu::with_options(options).wait()?;
+    let adapter = format!("{} ({})", gpu.summary.name, gpu.summary.backend);
+    if !report.clean() {
+        return Ok(Ran {
+            adapter,
+            agreement: None,
+        });
+    }
+    let (_, resources) = trace::resources(source, path, Some(&setup.entry))
+        .map_err(|e| usage(format!("{path}: {e}")))?;
+    let shader = tilekit::Shader {
+        checked: true,
+        ..tilekit::Shader::owned(format!("tilekit trace {path}"), source.to_string())
+    };
+    let ran = pollster::block_on(trace::run_on_gpu(&gpu, &shader, &resources, setup))?;
+    Ok(Ran {
+        adapter,
+        agreement: Some(trace::compare(&resources, &report.buffers, &ran)),
+    })
+}
+
+/// `tilekit trace`: exit 0 when the trace found nothing (and, with `--run`, the GPU left the
+/// same), 1 when it found a mistake (or the GPU differed), 2 on bad input (or a kernel the
+/// tracer does not run).
+pub fn trace(options: tilekit::GpuOptions, a: TraceArgs) -> Result<(), Fail> {
     let source = super::read::read_capped(&a.file, SHADER_CAP, "a shader")?;
     let path = a.file.display().to_string();
     let setup = setup(&a, &source, &path)?;
@@ -224,6 +295,15 @@ pub fn trace(a: TraceArgs) -> Result<(), Fail> {
         Some(dir) => write_svgs(&report, dir, &path)?,
         None => Vec::new(),
     };
+    let ran = match a.run {
+        true => Some(run_on_gpu(options, &source, &path, &setup, &report)?),
+        false => None,
+    };
+    let differs = ran
+        .as_ref()
+        .and_then(|r| r.agreement.as_ref())
+        .and_then(|a| a.difference.as_ref())
+        .is_some();
     if a.json {
         let mut m = serde_json::Map::new();
         m.insert("file".into(), path.clone().into());
@@ -239,14 +319,27 @@ pub fn trace(a: TraceArgs) -> Result<(), Fail> {
                 .collect::<Vec<_>>()
                 .into(),
         );
+        if let Some(r) = &ran {
+            m.insert("run".into(), r.json());
+        }
         print_json(m);
     } else {
         print!("{}", report.render(&path));
         for s in &svgs {
             println!("wrote {}", s.display());
         }
+        if let Some(r) = &ran {
+            println!("{}", r.render());
+        }
     }
-    if report.clean() {
+    if report.clean() && differs {
+        let m = format!("{path}: the GPU left other words than the trace");
+        if a.json {
+            Err(Fail::Reported(Box::new(Fail::Wrong(m))))
+        } else {
+            Err(Fail::Wrong(m))
+        }
+    } else if report.clean() {
         Ok(())
     } else if a.json {
         Err(Fail::Reported(Box::new(Fail::Wrong(format!(

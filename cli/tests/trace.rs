@@ -1,6 +1,7 @@
 //! `tilekit trace` and the exercise check's report end to end: a race found and named with exit
 //! code 1, one JSON object with `--json`, SVG pictures that never replace a file tilekit did not
-//! write, and bad arguments refused in one line with exit code 2. The tracer needs no GPU.
+//! write, bad arguments refused in one line with exit code 2, and `--run`: the kernel on the
+//! adapter after a clean trace. The tracer needs no GPU; `--run` needs an adapter (lavapipe).
 
 mod support;
 use std::path::Path;
@@ -208,4 +209,56 @@ fn bad_arguments_are_one_line_and_exit_code_2() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("float64"), "{}", text(&o));
+}
+
+#[test]
+fn run_after_a_clean_trace_leaves_the_same_words_on_the_adapter() {
+    let d = dir("run-clean");
+    let good = d.path().join("reverse.wgsl");
+    std::fs::write(&good, tilekit::shaders::REVERSE).unwrap();
+    let args = [
+        "trace",
+        s(&good),
+        "--entry",
+        "dynamic_reverse",
+        "--override",
+        "N=64",
+        "--len",
+        "64",
+        "--run",
+    ];
+    let o = tilekit(&args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("ran on ") && t.contains("the same 64 words"),
+        "{t}"
+    );
+    let o = tilekit(&[&args[..], &["--json"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["run"]["same"], true, "{v}");
+    assert_eq!(v["run"]["agreement"]["compared"], 64, "{v}");
+}
+
+#[test]
+fn run_after_a_racy_trace_does_not_run_and_says_why() {
+    let d = dir("run-racy");
+    let file = racy_reverse(d.path());
+    let o = tilekit(&[
+        "trace",
+        s(&file),
+        "--entry",
+        "dynamic_reverse",
+        "--override",
+        "N=64",
+        "--len",
+        "64",
+        "--run",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["run"]["ran"], false, "{v}");
+    assert!(v["run"]["agreement"].is_null(), "{v}");
+    assert_eq!(v["clean"], false, "{v}");
 }

@@ -413,7 +413,7 @@ pub async fn check_async(gpu: &Gpu, ex: &Exercise, source: &str, path: &str) -> 
     let Some(speed) = ex.speed else {
         // No library kernel to time it against: the learner's file runs as a kernel of one's
         // own at the traced shapes, and must leave the same output on this GPU.
-        if let Some(v) = own::run_traced(gpu, ex, &module, source).await {
+        if let Some(v) = own::run_traced(gpu, ex, source).await {
             return v;
         }
         return Verdict::TracedPassed {

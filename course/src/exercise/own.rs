@@ -8,14 +8,9 @@ use super::traced::TraceCase;
 use super::{learner_shader, Exercise, Verdict, LOOP_CAP};
 use tilekit::{Gpu, Shader};
 
-/// Run `ex`'s traced cases on `gpu` with the learner's `source` (parsed as `module`): `None`
-/// when every output matches, else the verdict.
-pub(super) async fn run_traced(
-    gpu: &Gpu,
-    ex: &Exercise,
-    module: &naga::Module,
-    source: &str,
-) -> Option<Verdict> {
+/// Run `ex`'s traced cases on `gpu` with the learner's `source`: `None` when every output
+/// matches, else the verdict.
+pub(super) async fn run_traced(gpu: &Gpu, ex: &Exercise, source: &str) -> Option<Verdict> {
     let shader = learner_shader(ex, source, LOOP_CAP);
     // The lesson's own file under the exercise's name, which the learner's replaces
     // (Gpu::substitute: every loop bounded and watched, wgpu's runtime checks on).
@@ -28,7 +23,7 @@ pub(super) async fn run_traced(
             .substitute(
                 ex.module,
                 shader.clone(),
-                run(gpu, &lessons, module, &case, expect.binding),
+                run(gpu, &lessons, source, &case, expect.binding),
             )
             .await;
         let got = match ran {
@@ -47,54 +42,28 @@ pub(super) async fn run_traced(
     None
 }
 
-/// One traced case on the GPU: its storage buffers uploaded, its uniform blocks made, the grid
-/// launched; the words of binding `out` read back.
+/// One traced case on the GPU (`trace::run_on_gpu`): the words of binding `out` it left.
 async fn run(
     gpu: &Gpu,
     shader: &Shader,
-    module: &naga::Module,
+    source: &str,
     case: &TraceCase,
     out: u32,
 ) -> tilekit::Result<Vec<u32>> {
     let setup = &case.setup;
-    let uniform = |binding: u32| {
-        module.global_variables.iter().any(|(_, g)| {
-            g.space == naga::AddressSpace::Uniform
-                && g.binding
-                    .as_ref()
-                    .is_some_and(|b| b.group == 0 && b.binding == binding)
-        })
-    };
-    let mut storage = Vec::new();
-    let mut params = Vec::new();
-    for b in &setup.bindings {
-        if uniform(b.binding) {
-            params.push((b.binding, gpu.params(&b.words)?));
-        } else {
-            let name = format!("binding {}", b.binding);
-            storage.push((b.binding, gpu.upload(&name, &b.words).await?));
-        }
-    }
-    let binds: Vec<_> = storage
-        .iter()
-        .map(|(i, d)| (*i, d.bind()))
-        .chain(params.iter().map(|(i, u)| (*i, u.bind())))
-        .collect();
-    gpu.dispatch(
-        shader,
-        &setup.entry,
-        &setup.overrides,
-        &binds,
-        setup.workgroups,
-    )
-    .await?;
-    match storage.iter().find(|(i, _)| *i == out) {
-        Some((_, d)) => gpu.read(d).await,
-        None => Err(tilekit::Error::InvalidArgument {
+    let (_, resources) = crate::trace::resources(source, "the kernel", Some(&setup.entry))
+        .map_err(|e| tilekit::Error::InvalidArgument {
+            what: format!("the entry point {}", setup.entry),
+            why: e.to_string(),
+        })?;
+    let ran = crate::trace::run_on_gpu(gpu, shader, &resources, setup).await?;
+    ran.into_iter()
+        .find(|b| b.group == 0 && b.binding == out)
+        .map(|b| b.words)
+        .ok_or_else(|| tilekit::Error::InvalidArgument {
             what: format!("binding {out}"),
-            why: "the traced case reads it back, but it is not a storage buffer".into(),
-        }),
-    }
+            why: "the traced case reads it back, but the kernel does not write it".into(),
+        })
 }
 
 #[cfg(test)]
@@ -117,13 +86,12 @@ mod tests {
             .wait()
             .expect("this test needs a GPU adapter (lavapipe counts: scripts/test.sh installs it)");
         let mut ex = exercise("conflict-free-transpose").unwrap();
-        let module = naga::front::wgsl::parse_str(ex.solution_source).unwrap();
         assert!(
-            pollster::block_on(super::run_traced(&gpu, &ex, &module, ex.solution_source)).is_none(),
+            pollster::block_on(super::run_traced(&gpu, &ex, ex.solution_source)).is_none(),
             "the solution as traced"
         );
         ex.traces = off_by_one_expectation;
-        let verdict = pollster::block_on(super::run_traced(&gpu, &ex, &module, ex.solution_source));
+        let verdict = pollster::block_on(super::run_traced(&gpu, &ex, ex.solution_source));
         let Some(Verdict::Wrong {
             shape, mismatch, ..
         }) = verdict

@@ -19,6 +19,7 @@ mod expr;
 mod interface;
 mod machine;
 mod memory;
+mod on_gpu;
 mod picture;
 mod program;
 mod pure;
@@ -28,6 +29,7 @@ mod value;
 
 pub use interface::{generated, resources, Resource};
 pub use memory::{How, Space, Traffic};
+pub use on_gpu::{compare, run_on_gpu, Agreement, Difference, F32_TOLERANCE};
 pub use picture::{banks_svg, epochs_svg};
 pub use report::{
     Banks, EpochPicture, Finding, PerInvocation, Report, Spread, Touch, VariableTraffic,

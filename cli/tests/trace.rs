@@ -29,20 +29,26 @@ fn racy_reverse(d: &Path) -> std::path::PathBuf {
     p
 }
 
-#[test]
-fn a_race_is_named_with_both_lines_and_exit_code_1() {
-    let d = dir("race");
-    let file = racy_reverse(d.path());
-    let o = tilekit(&[
+/// `tilekit trace FILE` on the dynamic reverse of 64 words, then `extra`.
+fn trace_reverse(file: &Path, extra: &[&str]) -> Output {
+    let args = [
         "trace",
-        s(&file),
+        s(file),
         "--entry",
         "dynamic_reverse",
         "--override",
         "N=64",
         "--len",
         "64",
-    ]);
+    ];
+    tilekit(&[&args[..], extra].concat())
+}
+
+#[test]
+fn a_race_is_named_with_both_lines_and_exit_code_1() {
+    let d = dir("race");
+    let file = racy_reverse(d.path());
+    let o = trace_reverse(&file, &[]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("race on s_dyn["), "{t}");
@@ -51,16 +57,7 @@ fn a_race_is_named_with_both_lines_and_exit_code_1() {
     // The solution traces clean: exit 0.
     let good = d.path().join("good.wgsl");
     std::fs::write(&good, tilekit::shaders::REVERSE).unwrap();
-    let o = tilekit(&[
-        "trace",
-        s(&good),
-        "--entry",
-        "dynamic_reverse",
-        "--override",
-        "N=64",
-        "--len",
-        "64",
-    ]);
+    let o = trace_reverse(&good, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 
@@ -216,25 +213,14 @@ fn run_after_a_clean_trace_leaves_the_same_words_on_the_adapter() {
     let d = dir("run-clean");
     let good = d.path().join("reverse.wgsl");
     std::fs::write(&good, tilekit::shaders::REVERSE).unwrap();
-    let args = [
-        "trace",
-        s(&good),
-        "--entry",
-        "dynamic_reverse",
-        "--override",
-        "N=64",
-        "--len",
-        "64",
-        "--run",
-    ];
-    let o = tilekit(&args);
+    let o = trace_reverse(&good, &["--run"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(
         t.contains("ran on ") && t.contains("the same 64 words"),
         "{t}"
     );
-    let o = tilekit(&[&args[..], &["--json"]].concat());
+    let o = trace_reverse(&good, &["--run", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     assert_eq!(v["run"]["same"], true, "{v}");
     assert_eq!(v["run"]["agreement"]["compared"], 64, "{v}");
@@ -244,18 +230,7 @@ fn run_after_a_clean_trace_leaves_the_same_words_on_the_adapter() {
 fn run_after_a_racy_trace_does_not_run_and_says_why() {
     let d = dir("run-racy");
     let file = racy_reverse(d.path());
-    let o = tilekit(&[
-        "trace",
-        s(&file),
-        "--entry",
-        "dynamic_reverse",
-        "--override",
-        "N=64",
-        "--len",
-        "64",
-        "--run",
-        "--json",
-    ]);
+    let o = trace_reverse(&file, &["--run", "--json"]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     assert_eq!(v["run"]["ran"], false, "{v}");

@@ -72,7 +72,7 @@ if [ "$(uname -s)" = Linux ]; then
   # second back end; the command line, files and reports do not depend on it.
   step the kernel tests and the tour on the GL back end
   gl_tests=()
-  for t in matmul matmul_queue matmul_f16 reduce reverse transpose histogram blur wide carve gpu tour exercises; do
+  for t in matmul matmul_queue matmul_f16 matmul_coop dispatch reduce reverse transpose histogram blur wide carve gpu tour exercises; do
     gl_tests+=(--test "$t")
   done
   # One test at a time: wgpu's GL back end has one context per adapter, and a thread that waits

@@ -17,19 +17,18 @@ impl Gpu {
     /// `max_compute_workgroups_per_dimension` before anything is built; a binding the shader
     /// does not declare, or declares otherwise, is wgpu's error, as [`Error::Gpu`].
     ///
-    /// ```no_run
+    /// ```
     /// # fn main() -> tilekit::Result<()> {
+    /// // y = a·x + y over n elements, n and a in a uniform block (examples/own_kernel.rs).
     /// let gpu = tilekit::Gpu::new().wait()?;
-    /// let shader = tilekit::Shader::owned(
-    ///     "double",
-    ///     "@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-    ///      @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3<u32>) {
-    ///          if (i.x < arrayLength(&x)) { x[i.x] = 2.0 * x[i.x]; }
-    ///      }",
-    /// );
+    /// let shader = tilekit::Shader::owned("saxpy", include_str!("../examples/own_kernel.wgsl"));
     /// let x = gpu.upload("x", &[1.0f32, 2.0, 3.0]).wait()?;
-    /// gpu.dispatch(&shader, "main", &[], &[(0, x.bind())], [1, 1, 1]).wait()?;
-    /// assert_eq!(gpu.read(&x).wait()?, [2.0, 4.0, 6.0]);
+    /// let y = gpu.upload("y", &[1.0f32; 3]).wait()?;
+    /// let params = gpu.params(&[3u32, 2.0f32.to_bits()])?;
+    /// let wg = [("WG".to_string(), 64.0)];
+    /// let binds = [(0, x.bind()), (1, y.bind()), (2, params.bind())];
+    /// gpu.dispatch(&shader, "saxpy", &wg, &binds, [1, 1, 1]).wait()?;
+    /// assert_eq!(gpu.read(&y).wait()?, [3.0, 5.0, 7.0]);
     /// # Ok(()) }
     /// ```
     pub fn dispatch<'a>(

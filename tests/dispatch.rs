@@ -5,22 +5,11 @@ mod common;
 use common::{gpu, random_f32};
 use tilekit::{Error, Shader, POISON};
 
-/// out[i] = scale · a[i] + z over an nx × ny × nz box, workgroups of 8 × 4 × 1; every index
-/// guarded, since the grid overhangs a ragged box.
-const SCALE_BY_LAYER: &str = "
-struct Params { nx: u32, ny: u32, nz: u32, scale: f32 }
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
-@compute @workgroup_size(8, 4, 1)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-    if (g.x >= p.nx || g.y >= p.ny || g.z >= p.nz) { return; }
-    let i = (g.z * p.ny + g.y) * p.nx + g.x;
-    out[i] = p.scale * a[i] + f32(g.z);
-}";
-
 fn shader() -> Shader {
-    Shader::owned("tests/scale_by_layer", SCALE_BY_LAYER)
+    Shader::file(
+        "checks/scale_by_layer",
+        include_str!("../shaders/checks/scale_by_layer.wgsl"),
+    )
 }
 
 #[test]
@@ -136,11 +125,9 @@ fn a_binding_the_shader_does_not_declare_is_wgpus_error_typed() {
 fn array_length_is_the_length_uploaded_not_the_buffers_padding() {
     // tilekit pads buffers to 16 bytes: 3 floats live in a buffer of 4.
     let g = gpu();
-    let shader = Shader::owned(
-        "tests/array_length",
-        "@group(0) @binding(0) var<storage, read> x: array<f32>;
-         @group(0) @binding(1) var<storage, read_write> n: array<u32>;
-         @compute @workgroup_size(1) fn main() { n[0] = arrayLength(&x); n[1] = arrayLength(&n); }",
+    let shader = Shader::file(
+        "checks/array_length",
+        include_str!("../shaders/checks/array_length.wgsl"),
     );
     let x = g.upload("x", &[1.0f32, 2.0, 3.0]).wait().unwrap();
     let n = g.upload("n", &[POISON; 5]).wait().unwrap();

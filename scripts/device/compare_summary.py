@@ -29,9 +29,9 @@ def load(label):
 
 
 tk = {label: load(label) for label in ("shipped", "planner", "tuned")}
-# PyTorch's best of its runs (torch.json, torch-2.json, ...): its short products moved by up to
-# 1.9x from one process to the next on the H100 (BENCHMARKS.md, 2026-11-25), so each ratio is
-# taken against the faster.
+# PyTorch's best of its runs (torch.json, torch-2.json, ...): its short products move from one
+# process to the next (BENCHMARKS.md, "Process to process"), so each ratio is taken against the
+# faster.
 torch = {}
 for name in sorted(os.listdir(out)):
     if not re.match(r"torch(-\d+)?\.json$", name):

@@ -2,6 +2,7 @@
 //! random inputs and the error bounds of docs/measuring.md.
 #![allow(dead_code)]
 
+pub mod f16;
 pub mod npy;
 
 use rand::rngs::StdRng;

@@ -209,31 +209,19 @@ impl<'a> Analysis<'a> {
                 },
                 Expression::Access { base, index } => self.value(base) | self.value(index),
                 Expression::Load { pointer } => self.memory(pointer),
-                Expression::Compose { ref components, .. } => {
-                    components.clone().into_iter().any(|c| self.value(c))
-                }
-                Expression::Splat { value, .. } => self.value(value),
-                Expression::Swizzle { vector, .. } => self.value(vector),
-                Expression::Unary { expr, .. } | Expression::As { expr, .. } => self.value(expr),
-                Expression::Binary { left, right, .. } => self.value(left) | self.value(right),
-                Expression::Select {
-                    condition,
-                    accept,
-                    reject,
-                } => self.value(condition) | self.value(accept) | self.value(reject),
-                Expression::Relational { argument, .. } => self.value(argument),
-                Expression::Math {
-                    arg,
-                    arg1,
-                    arg2,
-                    arg3,
-                    ..
-                } => {
-                    let mut v = self.value(arg);
-                    for a in [arg1, arg2, arg3].into_iter().flatten() {
-                        v |= self.value(a);
-                    }
-                    v
+                // The rest are as uniform as their operands.
+                ref e @ (Expression::Compose { .. }
+                | Expression::Splat { .. }
+                | Expression::Swizzle { .. }
+                | Expression::Unary { .. }
+                | Expression::As { .. }
+                | Expression::Binary { .. }
+                | Expression::Select { .. }
+                | Expression::Relational { .. }
+                | Expression::Math { .. }) => {
+                    let mut operands = Vec::new();
+                    crate::trace::for_each_operand(e, &mut |h| operands.push(h));
+                    operands.into_iter().fold(false, |v, h| self.value(h) | v)
                 }
                 Expression::CallResult(_) => false,
                 Expression::AtomicResult { .. }

@@ -31,6 +31,7 @@ pub use interface::{generated, resources, Resource};
 pub use memory::{How, Space, Traffic};
 pub use on_gpu::{compare, run_on_gpu, Agreement, Difference, F32_TOLERANCE};
 pub use picture::{banks_svg, epochs_svg};
+pub(crate) use pure::for_each_operand;
 pub use report::{
     Banks, EpochPicture, Finding, PerInvocation, Report, Spread, Touch, VariableTraffic,
 };

@@ -7,8 +7,9 @@ use super::value::{self, kind_of, scalar_kind, Kind, Val};
 use super::{unsupported, TraceError, R};
 use naga::{Expression, Handle, TypeInner};
 
-/// Every operand handle of a module-scope expression.
-pub(super) fn for_each_operand(e: &Expression, f: &mut impl FnMut(Handle<Expression>)) {
+/// Every operand handle of an expression with no memory behind it (the tracer's, and the
+/// exercise checker's uniformity analysis).
+pub(crate) fn for_each_operand(e: &Expression, f: &mut impl FnMut(Handle<Expression>)) {
     match e {
         Expression::Compose { components, .. } => components.iter().copied().for_each(f),
         Expression::Access { base, index } => {
